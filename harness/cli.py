@@ -1,0 +1,145 @@
+"""``agent-tck``: the command line, a thin shell over the catalogue, vectors and runner.
+
+Exit codes: 0 success (every applicable MUST rule passes), 1 rule failures, 2 usage or input
+errors (a malformed vector, an adapter that does not start...).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import pkgutil
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from harness import __version__
+from harness.errors import HarnessError
+
+EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # usage errors exit 2 with a hint
+        self.print_usage(sys.stderr)
+        sys.stderr.write(f"{self.prog}: error: {message}\n")
+        raise SystemExit(EXIT_USAGE)
+
+
+# --- agent-tck rules ---------------------------------------------------------------------------
+
+
+def _rules_command(args: argparse.Namespace) -> int:
+    from harness.catalogue import load_catalogue
+    from harness.coverage import all_citations, coverage
+
+    catalogue = load_catalogue()
+    covered = coverage(catalogue, all_citations(catalogue))
+    rules = [r for r in catalogue.rules if not args.family or r.family in args.family]
+    if args.format == "json":
+        json.dump([r.to_json(covered[r.id]) for r in rules], sys.stdout, indent=2,
+                  ensure_ascii=False)
+        sys.stdout.write("\n")
+        return EXIT_OK
+    family = None
+    for rule in rules:
+        if rule.family != family:
+            family = rule.family
+            members = [r for r in rules if r.family == family]
+            print(f"\n{family} ({len(members)} rules, source {members[0].source})")
+        mark = "decision" if rule.decision else rule.level
+        n = len(covered[rule.id])
+        print(f"  {rule.id:<9} {mark:<8} {rule.title or rule.statement}  [{n} citing]")
+    print(f"\n{len(rules)} rules; suite decisions are ours, marked 'decision'.")
+    return EXIT_OK
+
+
+# --- agent-tck run -----------------------------------------------------------------------------
+
+
+def _add_run_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--impl", metavar="CMD",
+                   help="command that starts your adapter (default: the built-in reference "
+                        "implementation, in process)")
+    p.add_argument("--family", action="append", default=[], metavar="NAME",
+                   help="only this rule family (repeatable)")
+    p.add_argument("--rule", action="append", default=[], metavar="ID",
+                   help="only cases citing this rule ID (repeatable)")
+    p.add_argument("-k", dest="keyword", metavar="WORDS",
+                   help="only cases whose id, description or rules contain every word")
+    p.add_argument("--vectors", action="append", default=[], type=Path, metavar="DIR",
+                   help="also run the vector files in DIR (repeatable)")
+    p.add_argument("--only-vectors", action="store_true",
+                   help="run only the --vectors files, not the built-in ones")
+    p.add_argument("--report-dir", type=Path, metavar="DIR",
+                   help="where to write the reports (default: reports/<implementation-name>)")
+    p.add_argument("--timeout", type=float, default=10.0, metavar="SECONDS",
+                   help="per-case timeout for --impl (default 10)")
+    p.add_argument("--strict", action="store_true",
+                   help="SHOULD rules fail the run too")
+
+
+def _run_command(args: argparse.Namespace) -> int:
+    from harness.session import RunRequest, run_suite
+
+    request = RunRequest(
+        impl=args.impl,
+        families=tuple(args.family),
+        rules=tuple(args.rule),
+        keyword=args.keyword,
+        vectors=tuple(args.vectors),
+        builtin_vectors=not args.only_vectors,
+        report_dir=args.report_dir,
+        timeout=args.timeout,
+        strict=args.strict,
+    )
+    return run_suite(request, out=sys.stdout, err=sys.stderr)
+
+
+# --- wiring ------------------------------------------------------------------------------------
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="agent-tck",
+        description="Conformance test kit for LLM-agent runtimes.",
+    )
+    parser.add_argument("--version", action="version", version=f"agent-tck {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    sub.required = True
+
+    run = sub.add_parser("run", help="run the vectors against an implementation")
+    _add_run_options(run)
+    run.set_defaults(func=_run_command)
+
+    rules = sub.add_parser("rules", help="print the rule catalogue")
+    rules.add_argument("--format", choices=("text", "json"), default="text")
+    rules.add_argument("--family", action="append", default=[], metavar="NAME")
+    rules.set_defaults(func=_rules_command)
+
+    import harness.commands
+
+    for info in sorted(pkgutil.iter_modules(harness.commands.__path__), key=lambda i: i.name):
+        module = importlib.import_module(f"harness.commands.{info.name}")
+        module.register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        result: Any = args.func(args)
+    except HarnessError as exc:
+        sys.stderr.write(f"agent-tck: {exc}\n")
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        sys.stderr.write("agent-tck: interrupted\n")
+        return 130
+    return int(result or 0)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,1 @@
+"""Subcommands beyond ``run`` and ``rules``: each module defines ``register(subparsers)``."""

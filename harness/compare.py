@@ -1,0 +1,89 @@
+"""Comparing an implementation's output with a vector's expectation.
+
+Modes (documented for implementers in vectors/README.md):
+
+* ``json`` - equal as JSON values: key order never matters; ``true`` is not ``1``; ``1`` equals
+  ``1.0`` (JSON does not tell them apart).
+* ``anthropic-messages`` / ``openai-chat`` - both sides are first normalized to the form the
+  provider would see (``harness.compare_wire``), then compared as ``json``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+Normalizer = Callable[[Any], Any]
+
+#: The comparison an operation uses when its vector does not say.
+DEFAULT_MODES: dict[str, str] = {
+    "anthropic.serialize": "anthropic-messages",
+    "openai.serialize": "openai-chat",
+}
+
+
+def _normalizers() -> dict[str, Normalizer]:
+    from harness import compare_wire
+
+    return {
+        "json": lambda value: value,
+        "anthropic-messages": compare_wire.normalize_anthropic_messages,
+        "openai-chat": compare_wire.normalize_openai_chat,
+    }
+
+
+def mode_for(operation: str, explicit: str | None) -> str:
+    return explicit or DEFAULT_MODES.get(operation, "json")
+
+
+def _escape(key: str) -> str:
+    return key.replace("~", "~0").replace("/", "~1")
+
+
+def first_difference(expected: Any, actual: Any, at: str = "") -> str | None:
+    """The JSON pointer and a short reason of the first difference, or None when equal."""
+    if isinstance(expected, bool) or isinstance(actual, bool):
+        if type(expected) is not type(actual) or expected != actual:
+            return f"{at or '/'}: expected {_short(expected)}, got {_short(actual)}"
+        return None
+    if isinstance(expected, int | float) and isinstance(actual, int | float):
+        return None if expected == actual else (
+            f"{at or '/'}: expected {_short(expected)}, got {_short(actual)}"
+        )
+    if isinstance(expected, dict) and isinstance(actual, dict):
+        for key in sorted(set(expected) | set(actual)):
+            where = f"{at}/{_escape(str(key))}"
+            if key not in actual:
+                return f"{where}: missing (expected {_short(expected[key])})"
+            if key not in expected:
+                return f"{where}: unexpected member {_short(actual[key])}"
+            if diff := first_difference(expected[key], actual[key], where):
+                return diff
+        return None
+    if isinstance(expected, list) and isinstance(actual, list):
+        for index, (e, a) in enumerate(zip(expected, actual, strict=False)):
+            if diff := first_difference(e, a, f"{at}/{index}"):
+                return diff
+        if len(expected) != len(actual):
+            return f"{at or '/'}: expected {len(expected)} items, got {len(actual)}"
+        return None
+    if type(expected) is not type(actual) or expected != actual:
+        return f"{at or '/'}: expected {_short(expected)}, got {_short(actual)}"
+    return None
+
+
+def _short(value: Any, limit: int = 80) -> str:
+    import json
+
+    text = json.dumps(value, ensure_ascii=False, sort_keys=True)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def compare(expected: Any, actual: Any, mode: str) -> str | None:
+    """None when ``actual`` satisfies ``expected`` under ``mode``, else the first difference."""
+    normalize = _normalizers()[mode]
+    try:
+        actual_n = normalize(actual)
+    except Exception as exc:  # an unnormalizable actual output is a failed comparison
+        return f"/: output is not a well-formed {mode} body ({type(exc).__name__}: {exc})"
+    return first_difference(normalize(expected), actual_n)

@@ -1,0 +1,34 @@
+"""Validate plain data against the kit's JSON Schemas, with errors naming a JSON pointer."""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from typing import Any
+
+from jsonschema import Draft202012Validator
+
+from harness.data import vectors_dir
+from harness.errors import HarnessError
+
+
+def pointer(path: Any) -> str:
+    """A JSON pointer (RFC 6901) for a jsonschema error path."""
+    parts = [str(p).replace("~", "~0").replace("/", "~1") for p in path]
+    return "/" + "/".join(parts) if parts else ""
+
+
+@cache
+def validator(relpath: str) -> Draft202012Validator:
+    schema = json.loads((vectors_dir() / "schema" / relpath).read_text(encoding="utf-8"))
+    Draft202012Validator.check_schema(schema)
+    return Draft202012Validator(schema)
+
+
+def validate(instance: Any, relpath: str, *, code: str, where: str) -> None:
+    """Raise HarnessError(code) naming ``where`` and the JSON pointer of the first problem."""
+    errors = sorted(validator(relpath).iter_errors(instance), key=lambda e: list(e.path))
+    if errors:
+        best = errors[0]
+        # the deepest, most specific error among those at the first path
+        raise HarnessError(code, f"{best.message} (schema {relpath})", f"{where}#{pointer(best.path)}")

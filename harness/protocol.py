@@ -1,0 +1,145 @@
+"""The adapter protocol, v1: typed, frozen commands and replies, checked against the schemas.
+
+Written twice and kept in sync (like bowtie): the JSON Schemas in ``vectors/schema/protocol/``
+are the contract an implementer reads; these classes are what the runner builds and parses,
+and ``tests/test_protocol.py`` validates every command against the schema.
+
+Exchange, one JSON object per line each way::
+
+    runner -> {"cmd": "start", "protocol": 1}
+    adapter <- {"protocol": 1, "implementation": {...}, "operations": [...]}
+    runner -> {"cmd": "run", "seq": 1, "case": "...", "operation": "...", "input": ...}
+    adapter <- {"seq": 1, "output": ...}  |  {"seq": 1, "error": {"code": ...}}
+                                           |  {"seq": 1, "crashed": {"message": ...}}
+    runner -> {"cmd": "stop"}               (the adapter exits)
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from harness.jsonschema_util import pointer, validator
+from harness.outcome import CallResult, Errored, Output, Rejected
+
+PROTOCOL_VERSION = 1
+
+
+class ProtocolViolation(Exception):
+    """The adapter said something the protocol does not allow; the message says what."""
+
+
+@dataclass(frozen=True)
+class Start:
+    tck_version: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"cmd": "start", "protocol": PROTOCOL_VERSION, "tck_version": self.tck_version}
+
+
+@dataclass(frozen=True)
+class Run:
+    seq: int
+    operation: str
+    input: Any
+    case: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"cmd": "run", "seq": self.seq, "operation": self.operation}
+        if self.case is not None:
+            out["case"] = self.case
+        out["input"] = self.input
+        return out
+
+
+@dataclass(frozen=True)
+class Stop:
+    def to_json(self) -> dict[str, Any]:
+        return {"cmd": "stop"}
+
+
+Command = Start | Run | Stop
+
+
+@dataclass(frozen=True)
+class Implementation:
+    name: str
+    language: str
+    version: str = ""
+    homepage: str = ""
+    operations: frozenset[str] = frozenset()
+
+    def to_json(self) -> dict[str, Any]:
+        out = {"name": self.name, "version": self.version, "language": self.language}
+        if self.homepage:
+            out["homepage"] = self.homepage
+        out["operations"] = sorted(self.operations)
+        return out
+
+
+def encode(command: Command) -> str:
+    return json.dumps(command.to_json(), ensure_ascii=False, separators=(",", ":")) + "\n"
+
+
+def _decode(line: str) -> Any:
+    try:
+        return json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise ProtocolViolation(f"reply is not JSON ({exc.msg}): {line[:200]!r}") from exc
+
+
+def _check(instance: Any, definition: str) -> None:
+    schema = validator("protocol/response.schema.json")
+    sub = schema.evolve(schema={"$ref": f"#/$defs/{definition}", **schema.schema})
+    errors = sorted(sub.iter_errors(instance), key=lambda e: list(e.path))
+    if errors:
+        err = errors[0]
+        raise ProtocolViolation(
+            f"{definition} reply breaks the protocol schema at {pointer(err.path) or '/'}: "
+            f"{err.message}"
+        )
+
+
+def parse_started(line: str) -> Implementation:
+    reply = _decode(line)
+    if isinstance(reply, dict) and reply.get("protocol") not in (None, PROTOCOL_VERSION):
+        raise ProtocolViolation(
+            f"adapter speaks protocol {reply.get('protocol')!r}; this runner speaks "
+            f"{PROTOCOL_VERSION}"
+        )
+    _check(reply, "started")
+    impl = reply["implementation"]
+    return Implementation(
+        name=impl["name"],
+        language=impl["language"],
+        version=impl.get("version", ""),
+        homepage=impl.get("homepage", ""),
+        operations=frozenset(reply["operations"]),
+    )
+
+
+def parse_result(line: str, expected_seq: int) -> CallResult:
+    """A run reply as an outcome; raises ProtocolViolation for anything off-protocol."""
+    reply = _decode(line)
+    if not isinstance(reply, dict):
+        raise ProtocolViolation(f"reply is not a JSON object: {line[:200]!r}")
+    kinds = sorted({"output", "error", "crashed"} & reply.keys())
+    if len(kinds) != 1:
+        raise ProtocolViolation(
+            f"a run reply holds exactly one of output, error, crashed; this one holds "
+            f"{', '.join(kinds) or 'none'}"
+        )
+    _check(reply, "result")
+    if reply["seq"] != expected_seq:
+        raise ProtocolViolation(f"reply has seq {reply['seq']}, expected {expected_seq}")
+    if "output" in reply:
+        return Output(reply["output"])
+    if "error" in reply:
+        err = reply["error"]
+        return Rejected(err["code"], err.get("message", ""), err.get("pointer"))
+    crashed = reply["crashed"]
+    return Errored(
+        f"implementation reported a crash: {crashed['message']}",
+        tuple(crashed.get("traceback", ())),
+    )

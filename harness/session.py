@@ -1,0 +1,140 @@
+"""One ``agent-tck run``: choose the target, load and filter, execute, write the reports."""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+from harness.catalogue import load_catalogue
+from harness.errors import HarnessError
+from harness.runner import Filters, execute, header, select
+from harness.targets import InProcessTarget, Target
+from harness.vectors import load_cases
+
+
+@dataclass(frozen=True)
+class RunRequest:
+    impl: str | None = None
+    families: tuple[str, ...] = ()
+    rules: tuple[str, ...] = ()
+    keyword: str | None = None
+    vectors: tuple[Path, ...] = ()
+    builtin_vectors: bool = True
+    report_dir: Path | None = None
+    timeout: float = 10.0
+    strict: bool = False
+
+
+def open_target(impl: str | None, timeout: float = 10.0) -> tuple[Target, dict[str, Any],
+                                                                   dict[str, Any]]:
+    """(target, target info, implementation metadata) for ``--impl`` or the reference."""
+    if impl is None:
+        from reference_impl.adapter import handle
+
+        started = handle({"cmd": "start", "protocol": 1}) or {}
+        target = InProcessTarget(name=started["implementation"]["name"])
+        meta = {**started["implementation"], "operations": sorted(target.operations)}
+        return target, {"kind": "in-process"}, meta
+    from harness.subprocess_target import SubprocessTarget
+
+    sub = SubprocessTarget(impl, timeout=timeout)
+    return sub, {"kind": "subprocess", "command": impl}, sub.implementation.to_json()
+
+
+def _check_filters(request: RunRequest, catalogue_families: tuple[str, ...],
+                   known: set[str]) -> None:
+    for family in request.families:
+        if family not in catalogue_families:
+            raise HarnessError(
+                "USAGE", f"unknown family {family!r}; known: {', '.join(catalogue_families)}"
+            )
+    for rid in request.rules:
+        if rid not in known:
+            raise HarnessError("USAGE", f"unknown rule {rid!r} (see `agent-tck rules`)")
+
+
+class _Progress:
+    """A progress bar on a terminal; plain lines for problems otherwise."""
+
+    def __init__(self, total: int, stream: IO[str]) -> None:
+        self.total, self.done, self.stream = total, 0, stream
+        self.tty = stream.isatty()
+
+    def __call__(self, record: dict[str, Any]) -> None:
+        self.done += 1
+        status = record["status"]
+        if self.tty:
+            width = 30
+            filled = width * self.done // max(self.total, 1)
+            self.stream.write(f"\r[{'#' * filled}{'.' * (width - filled)}] "
+                              f"{self.done}/{self.total}")
+            if self.done == self.total:
+                self.stream.write("\n")
+        if status in {"fail", "errored"}:
+            prefix = "\r" if self.tty else ""
+            self.stream.write(f"{prefix}{status.upper():<8} {record['case']} "
+                              f"[{record['operation']}] {', '.join(record['rules'])}: "
+                              f"{record['message']}\n")
+        self.stream.flush()
+
+
+def run_suite(request: RunRequest, out: IO[str] = sys.stdout, err: IO[str] = sys.stderr) -> int:
+    from harness.reports import write_all
+
+    catalogue = load_catalogue()
+    _check_filters(request, catalogue.families, set(catalogue.by_id))
+    cases = load_cases(request.vectors, builtin=request.builtin_vectors,
+                       known_rules=catalogue.by_id)
+    filters = Filters(request.families, request.rules, request.keyword)
+    selected = select(cases, filters)
+    target, target_info, implementation = open_target(request.impl, request.timeout)
+    try:
+        head = header(target, catalogue, filters, target_info=target_info,
+                      implementation=implementation, strict=request.strict)
+        folder = request.report_dir or Path("reports") / _safe(implementation["name"])
+        total = sum(len(c.expect) for c in selected)
+        records = list(execute(target, selected, head, on_result=_Progress(total, err)))
+    finally:
+        target.close()
+    paths = write_all(folder, records)
+    footer = records[-1]
+    _print_summary(footer, head, paths, out)
+    return int(footer["exit_code"])
+
+
+def _safe(name: str) -> str:
+    return "".join(ch if ch.isalnum() or ch in "._-" else "_" for ch in name) or "implementation"
+
+
+def _print_summary(footer: dict[str, Any], head: dict[str, Any], paths: dict[str, Path],
+                   out: IO[str]) -> None:
+    counts = footer["counts"]
+    verdicts = footer.get("verdicts", {})
+    impl = head["implementation"]
+    out.write(f"agent-tck {head['tck_version']} against {impl['name']} "
+              f"{impl.get('version', '')} ({head['target'].get('command') or 'in-process'})\n")
+    for family in head["families"]:
+        verdict = verdicts.get(family)
+        if verdict is not None:
+            out.write(f"  {family:<24} {_verdict_text(verdict)}\n")
+    if "overall" in verdicts:
+        out.write(f"  {'overall':<24} {_verdict_text(verdicts['overall'])}\n")
+    out.write("reports: " + ", ".join(str(p) for p in paths.values()) + "\n")
+    line = ", ".join(f"{counts.get(k, 0)} {k}" for k in
+                     ("passed", "failed", "errored", "not-applicable") if k in counts)
+    if not line:
+        line = (f"{counts.get('pass', 0)} passed, {counts.get('fail', 0)} failed, "
+                f"{counts.get('errored', 0)} errored, {counts.get('not-applicable', 0)} "
+                "not applicable")
+    out.write(line + "\n")
+
+
+def _verdict_text(verdict: Any) -> str:
+    if isinstance(verdict, dict):
+        text = str(verdict.get("verdict", verdict))
+        names = verdict.get("failing") or verdict.get("rules") or []
+        return text + (f" ({', '.join(names[:8])}{'…' if len(names) > 8 else ''})" if names
+                       else "")
+    return str(verdict)

@@ -1,0 +1,77 @@
+"""The one small interface the runner and the Gherkin steps talk to (an injected transport).
+
+``InProcessTarget`` calls the reference implementation's operation registry directly;
+``harness.subprocess_target.SubprocessTarget`` speaks the adapter protocol to any program.
+Both return :mod:`harness.outcome` values and never raise for a misbehaving implementation.
+"""
+
+from __future__ import annotations
+
+import json
+import traceback
+from collections.abc import Callable, Mapping
+from typing import Any, Protocol
+
+from harness.outcome import CallResult, Errored, Output, Rejected
+
+
+class Target(Protocol):
+    """An implementation under test."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def operations(self) -> frozenset[str]: ...
+
+    def call(self, operation: str, payload: Any, case: str | None = None) -> CallResult: ...
+
+    def close(self) -> None: ...
+
+
+class InProcessTarget:
+    """Runs operations from a registry in this process (default: the reference implementation).
+
+    Input and output are passed through a JSON round trip, so the implementation sees exactly
+    what an adapter would receive and cannot hand back anything JSON cannot carry.
+    """
+
+    def __init__(
+        self,
+        registry: Mapping[str, Callable[[Any], Any]] | None = None,
+        name: str = "reference",
+    ) -> None:
+        if registry is None:
+            from reference_impl.ops import OPERATIONS
+
+            registry = OPERATIONS
+        self._registry = dict(registry)
+        self._name = name
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def operations(self) -> frozenset[str]:
+        return frozenset(self._registry)
+
+    def call(self, operation: str, payload: Any, case: str | None = None) -> CallResult:
+        from reference_impl.errors import TckError
+
+        fn = self._registry.get(operation)
+        if fn is None:
+            return Errored(f"operation {operation!r} is not implemented")
+        try:
+            value = fn(json.loads(json.dumps(payload)))
+            return Output(json.loads(json.dumps(value)))
+        except TckError as err:
+            return Rejected(err.code, err.message, err.pointer)
+        except Exception as exc:  # an in-process crash is a result, not an aborted run
+            return Errored(
+                f"{type(exc).__name__}: {exc}",
+                tuple(traceback.format_exc().splitlines()),
+            )
+
+    def close(self) -> None:
+        return None

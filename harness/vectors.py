@@ -1,0 +1,134 @@
+"""Language-neutral vectors: loading, validation and the case values the runner iterates.
+
+A vector file is ``vectors/<family>/*.json`` (schema ``vectors/schema/vector-file.schema.json``).
+Every problem is a :class:`HarnessError` naming the file and the JSON pointer.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from harness.data import vectors_dir
+from harness.errors import HarnessError
+from harness.jsonschema_util import validate
+
+_NOT_VECTORS = {"schema", "rules"}
+
+
+@dataclass(frozen=True)
+class Expectation:
+    """What one operation must do with a case's input."""
+
+    operation: str
+    output: Any = None
+    error_code: str | None = None
+    compare: str | None = None
+
+    @property
+    def is_error(self) -> bool:
+        return self.error_code is not None
+
+    def to_json(self) -> dict[str, Any]:
+        if self.error_code is not None:
+            return {"error": {"code": self.error_code}}
+        return {"output": self.output}
+
+
+@dataclass(frozen=True)
+class Case:
+    id: str
+    family: str
+    rules: tuple[str, ...]
+    description: str
+    input: Any
+    expect: tuple[Expectation, ...]
+    file: str
+
+    def where(self) -> str:
+        return f"{self.file} (case {self.id})"
+
+
+def _parse(path: Path) -> Any:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise HarnessError("VECTOR_INVALID", f"not UTF-8: {exc}", str(path)) from exc
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise HarnessError(
+            "VECTOR_INVALID", f"not valid JSON: {exc.msg}", f"{path}:{exc.lineno}:{exc.colno}"
+        ) from exc
+
+
+def load_file(path: Path) -> list[Case]:
+    doc = _parse(path)
+    validate(doc, "vector-file.schema.json", code="VECTOR_INVALID", where=str(path))
+    cases = []
+    for case in doc["cases"]:
+        expect = tuple(
+            Expectation(
+                operation=op,
+                output=spec.get("output"),
+                error_code=spec["error"]["code"] if "error" in spec else None,
+                compare=spec.get("compare"),
+            )
+            for op, spec in sorted(case["expect"].items())
+        )
+        cases.append(
+            Case(
+                id=case["id"],
+                family=doc["family"],
+                rules=tuple(case["rules"]),
+                description=case["description"],
+                input=case["input"],
+                expect=expect,
+                file=str(path),
+            )
+        )
+    return cases
+
+
+def vector_files(extra: Iterable[Path] = (), *, builtin: bool = True) -> list[Path]:
+    files: list[Path] = []
+    if builtin:
+        root = vectors_dir()
+        for family_dir in sorted(p for p in root.iterdir() if p.is_dir()):
+            if family_dir.name not in _NOT_VECTORS:
+                files.extend(sorted(family_dir.glob("*.json")))
+    for folder in extra:
+        if not folder.exists():
+            raise HarnessError("VECTORS_NOT_FOUND", "no such file or folder", str(folder))
+        files.extend([folder] if folder.is_file() else sorted(folder.rglob("*.json")))
+    return files
+
+
+def load_cases(
+    extra: Iterable[Path] = (), *, builtin: bool = True, known_rules: Mapping[str, Any] | None = None
+) -> list[Case]:
+    """All cases, in file order. Duplicate ids and (when given) unknown rule IDs are errors."""
+    cases: list[Case] = []
+    seen: dict[str, str] = {}
+    for path in vector_files(extra, builtin=builtin):
+        for index, case in enumerate(load_file(path)):
+            if case.id in seen:
+                raise HarnessError(
+                    "VECTOR_INVALID",
+                    f"case id {case.id!r} is already used in {seen[case.id]}",
+                    f"{path}#/cases/{index}/id",
+                )
+            seen[case.id] = str(path)
+            if known_rules is not None:
+                for r, rid in enumerate(case.rules):
+                    if rid not in known_rules:
+                        raise HarnessError(
+                            "VECTOR_INVALID",
+                            f"cites rule {rid}, which is not in the catalogue",
+                            f"{path}#/cases/{index}/rules/{r}",
+                        )
+            cases.append(case)
+    return cases

@@ -1,0 +1,76 @@
+"""The reference implementation's adapter: the adapter protocol over stdin/stdout.
+
+Run as ``python -m reference_impl.adapter``. A thin shell: it decodes a command, calls the
+pure operation from :mod:`reference_impl.ops`, encodes the reply. It is deliberately written
+the way an implementer's adapter in any language would be (vectors/PROTOCOL.md), without the
+harness's own code.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import traceback
+from typing import IO, Any
+
+from reference_impl.errors import TckError
+from reference_impl.ops import OPERATIONS
+
+PROTOCOL = 1
+
+
+def handle(command: dict[str, Any]) -> dict[str, Any] | None:
+    """One command -> one reply (None for ``stop``)."""
+    cmd = command.get("cmd")
+    if cmd == "start":
+        return {
+            "protocol": PROTOCOL,
+            "implementation": {
+                "name": "agent-tck-reference",
+                "version": "0.1.0",
+                "language": "python",
+                "homepage": "https://github.com/agent-tck/agent-tck",
+            },
+            "operations": sorted(OPERATIONS),
+        }
+    if cmd == "run":
+        seq = command["seq"]
+        fn = OPERATIONS.get(command["operation"])
+        if fn is None:
+            return {"seq": seq, "crashed": {"message": f"unknown operation {command['operation']}"}}
+        try:
+            return {"seq": seq, "output": fn(command["input"])}
+        except TckError as err:
+            return {"seq": seq, "error": err.to_json()}
+        except Exception as exc:
+            return {
+                "seq": seq,
+                "crashed": {
+                    "message": f"{type(exc).__name__}: {exc}",
+                    "traceback": traceback.format_exc().splitlines(),
+                },
+            }
+    return None
+
+
+def serve(stdin: IO[str], stdout: IO[str]) -> int:
+    for line in stdin:
+        if not line.strip():
+            continue
+        command = json.loads(line)
+        if command.get("cmd") == "stop":
+            return 0
+        reply = handle(command)
+        stdout.write(json.dumps(reply, ensure_ascii=False, separators=(",", ":")) + "\n")
+        stdout.flush()
+    return 0
+
+
+def main() -> int:
+    sys.stdin.reconfigure(encoding="utf-8")  # type: ignore[attr-defined]
+    sys.stdout.reconfigure(encoding="utf-8")  # type: ignore[attr-defined]
+    return serve(sys.stdin, sys.stdout)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

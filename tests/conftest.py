@@ -1,0 +1,27 @@
+"""Shared fixtures for the kit's own tests (the agent-tck plugin is loaded by its entry point)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+FAKES = Path(__file__).resolve().parent / "fakes"
+
+
+@pytest.fixture
+def fake_adapter():
+    """The command line that runs one of the misbehaving fake adapters in tests/fakes/."""
+
+    def command(name: str, *args: str) -> str:
+        parts = [sys.executable, str(FAKES / f"{name}.py"), *args]
+        return " ".join(f"'{p}'" if " " in p else p for p in parts)
+
+    return command
+
+
+@pytest.fixture
+def reference_adapter_command() -> str:
+    return f"{sys.executable} -m reference_impl.adapter"

@@ -1,0 +1,83 @@
+"""The catalogue and its links stay whole, both ways."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from harness.catalogue import FAMILIES, load_catalogue, scenario_citations, wire_check_citations
+from harness.data import spec_dir, vectors_dir
+from harness.vectors import load_cases
+
+CATALOGUE = load_catalogue()
+CASES = load_cases()
+SCENARIOS = scenario_citations()
+WIRE = wire_check_citations()
+SPEC = spec_dir()
+
+
+def _fold(text: str) -> str:
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def families_with_checks() -> list[str]:
+    return sorted({c.family for c in CASES})
+
+
+def test_every_family_of_the_notes_has_a_catalogue():
+    present = set(CATALOGUE.families)
+    assert set(FAMILIES) - {"wire-audit"} <= present
+    assert len(CATALOGUE.rules) > 100
+
+
+def test_rule_ids_are_unique_and_levels_known():
+    ids = [r.id for r in CATALOGUE.rules]
+    assert len(ids) == len(set(ids))
+    assert {r.level for r in CATALOGUE.rules} <= {"MUST", "SHOULD", "MAY"}
+
+
+@pytest.mark.skipif(SPEC is None, reason="../shared/spec is not beside this checkout")
+@pytest.mark.parametrize("rule", [r for r in CATALOGUE.rules if r.quote], ids=lambda r: r.id)
+def test_quotes_are_verbatim(rule):
+    assert SPEC is not None
+    sources = [rule.source] if rule.source != "several" else [p.name for p in SPEC.glob("*.txt")]
+    texts = [_fold((SPEC / s).read_text(encoding="utf-8")) for s in sources]
+    assert any(_fold(rule.quote) in t for t in texts), f"{rule.id}: quote not found in {sources}"
+
+
+def test_suite_decisions_say_why():
+    for rule in CATALOGUE.rules:
+        if rule.decision:
+            assert rule.reason.strip(), rule.id
+
+
+@pytest.mark.parametrize("family", families_with_checks())
+def test_every_rule_of_a_checked_family_has_a_vector_and_a_scenario(family):
+    vector_ids = {rid for c in CASES for rid in c.rules}
+    scenario_ids = {rid for ids in SCENARIOS.values() for rid in ids}
+    rules = [r.id for r in CATALOGUE.family(family)]
+    assert rules, f"family {family} has vectors but no catalogue entries"
+    assert [r for r in rules if r not in vector_ids] == [], "rules without a vector"
+    assert [r for r in rules if r not in scenario_ids] == [], "rules without a scenario"
+
+
+def test_no_citation_names_a_missing_rule():
+    dangling = [
+        (f"vector {c.id}", rid) for c in CASES for rid in c.rules if rid not in CATALOGUE
+    ] + [
+        (f"scenario {s}", rid) for s, ids in SCENARIOS.items() for rid in ids
+        if rid not in CATALOGUE
+    ] + [(w, rid) for w, ids in WIRE.items() for rid in ids if rid not in CATALOGUE]
+    assert dangling == []
+
+
+def test_vector_families_match_their_folder():
+    for case in CASES:
+        assert f"/{case.family}/" in case.file.replace("\\", "/"), case.where()
+
+
+def test_every_vector_family_folder_documents_its_operations():
+    for folder in vectors_dir().iterdir():
+        if folder.is_dir() and folder.name not in {"schema", "rules"} and any(folder.glob("*.json")):
+            assert (folder / "README.md").is_file(), f"{folder} has vectors but no README.md"

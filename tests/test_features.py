@@ -1,0 +1,7 @@
+"""Binds every Gherkin feature in features/ (step definitions: harness/bdd/)."""
+
+from pytest_bdd import scenarios
+
+from harness.data import features_dir
+
+scenarios(str(features_dir()))

@@ -1,0 +1,44 @@
+"""The protocol is written twice (schemas and typed commands); this keeps them in sync."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import pytest
+
+from harness.jsonschema_util import validator
+from harness.protocol import Run, Start, Stop, encode, parse_result, parse_started
+from reference_impl.adapter import serve
+
+COMMANDS = validator("protocol/command.schema.json")
+
+
+@pytest.mark.parametrize(
+    "command",
+    [Start("0.1.0"), Run(1, "anthropic.serialize", {"history": []}, "c"), Run(2, "a.b", None),
+     Stop()],
+)
+def test_typed_commands_satisfy_the_schema(command):
+    line = encode(command)
+    assert line.endswith("\n") and "\n" not in line[:-1]
+    COMMANDS.validate(json.loads(line))
+
+
+def test_the_reference_adapter_speaks_the_protocol():
+    stdin = io.StringIO(
+        encode(Start("0.1.0")) + "\n" + encode(Run(1, "no.such-op", {})) + encode(Stop())
+        + encode(Run(2, "never.reached", {}))
+    )
+    stdout = io.StringIO()
+    assert serve(stdin, stdout) == 0
+    started, crashed = stdout.getvalue().splitlines()
+    impl = parse_started(started)
+    assert impl.name == "agent-tck-reference" and impl.operations
+    result = parse_result(crashed, 1)
+    assert "unknown operation" in result.reason  # type: ignore[union-attr]
+
+
+def test_started_reply_must_name_the_implementation():
+    with pytest.raises(Exception, match="implementation"):
+        parse_started(json.dumps({"protocol": 1, "operations": []}))

@@ -1,0 +1,128 @@
+"""The runner survives a bad implementation: every fault becomes an ``errored`` value."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from harness.errors import HarnessError
+from harness.outcome import Errored, Output, Rejected
+from harness.runner import execute, exit_code
+from harness.subprocess_target import SubprocessTarget
+from harness.vectors import Case, Expectation
+
+
+def echo_case(case_id: str, value: object = None) -> Case:
+    value = {"case": case_id} if value is None else value
+    return Case(
+        id=case_id, family="block-omission", rules=("BO-001",), description=case_id,
+        input=value, expect=(Expectation("tck.echo", output=value),), file="<test>",
+    )
+
+
+def run(command: str, cases: list[Case], timeout: float = 5.0) -> list[dict]:
+    target = SubprocessTarget(command, timeout=timeout)
+    head = {"rules": [{"id": "BO-001", "family": "block-omission", "level": "MUST",
+                       "title": "t", "decision": False}], "strict": False}
+    try:
+        return list(execute(target, cases, head))[1:-1]
+    finally:
+        target.close()
+
+
+CASES = [echo_case("one"), echo_case("two-bad"), echo_case("three")]
+
+
+@pytest.mark.parametrize(
+    ("mode", "reason"),
+    [
+        ("crash", "exited (status 7)"),
+        ("garbage", "not JSON"),
+        ("wrong-seq", "expected 2"),
+        ("two-kinds", "exactly one of output, error, crashed"),
+    ],
+)
+def test_a_fault_errors_one_case_and_the_run_goes_on(fake_adapter, mode, reason):
+    records = run(fake_adapter("fake", f"{mode}:bad"), CASES)
+    assert [r["status"] for r in records] == ["pass", "errored", "pass"]
+    assert reason in records[1]["message"]
+    assert any(line.startswith(">> ") for line in records[1]["transcript"])
+
+
+def test_a_hang_times_out_and_the_process_is_restarted(fake_adapter):
+    target = SubprocessTarget(fake_adapter("fake", "hang:bad"), timeout=0.5)
+    try:
+        started = time.monotonic()
+        assert isinstance(target.call("tck.echo", 1, "bad"), Errored)
+        assert time.monotonic() - started < 5
+        assert target.call("tck.echo", 2, "fine") == Output(2)
+        assert target.restarts == 1
+    finally:
+        target.close()
+
+
+def test_crash_transcript_keeps_stderr(fake_adapter):
+    records = run(fake_adapter("fake", "crash:bad"), [echo_case("bad")])
+    assert "stderr: fake: crashing now" in records[0]["transcript"]
+
+
+def test_stderr_noise_and_split_writes_are_harmless(fake_adapter):
+    records = run(fake_adapter("fake", "stderr", "split"), CASES)
+    assert [r["status"] for r in records] == ["pass", "pass", "pass"]
+
+
+def test_a_lie_is_a_failure_not_an_error(fake_adapter):
+    records = run(fake_adapter("fake", "lie:bad"), CASES)
+    assert [r["status"] for r in records] == ["pass", "fail", "pass"]
+    assert "/case: missing" in records[1]["message"]
+
+
+def test_a_rejection_where_output_was_expected_fails(fake_adapter):
+    target = SubprocessTarget(fake_adapter("fake", "reject"))
+    try:
+        assert target.call("tck.echo", 1, "x") == Rejected("UNSUPPORTED_CONTENT", "fake", None)
+    finally:
+        target.close()
+
+
+def test_undeclared_operations_are_not_applicable(fake_adapter):
+    case = Case(id="na", family="block-omission", rules=("BO-001",), description="",
+                input=1, expect=(Expectation("nobody.implements", output=1),), file="<t>")
+    records = run(fake_adapter("fake"), [case])
+    assert records[0]["status"] == "not-applicable"
+
+
+@pytest.mark.parametrize(
+    ("mode", "message"),
+    [
+        ("no-start", "exited (status 3) before answering"),
+        ("bad-handshake", "not JSON"),
+        ("old-protocol", "speaks protocol 0"),
+    ],
+)
+def test_an_adapter_that_does_not_start_is_a_usage_error(fake_adapter, mode, message):
+    with pytest.raises(HarnessError) as info:
+        SubprocessTarget(fake_adapter("fake", mode))
+    assert info.value.code == "IMPL_START_FAILED"
+    assert message in info.value.message
+
+
+def test_a_missing_program_says_so():
+    with pytest.raises(HarnessError, match="could not start"):
+        SubprocessTarget("/nonexistent/adapter --flag")
+
+
+def test_a_slow_start_times_out(fake_adapter):
+    started = time.monotonic()
+    with pytest.raises(HarnessError, match="did not answer the start command"):
+        SubprocessTarget(fake_adapter("fake", "slow-start"), start_timeout=0.5)
+    assert time.monotonic() - started < 5
+
+
+def test_exit_code_gates_on_must_and_on_should_only_when_strict():
+    rules = [{"id": "A-001", "level": "MUST"}, {"id": "A-002", "level": "SHOULD"}]
+    assert exit_code(rules, {"A-001": "pass", "A-002": "fail"}) == 0
+    assert exit_code(rules, {"A-001": "pass", "A-002": "fail"}, strict=True) == 1
+    assert exit_code(rules, {"A-001": "errored", "A-002": "pass"}) == 1
+    assert exit_code(rules, {"A-001": "untested", "A-002": "pass"}) == 0

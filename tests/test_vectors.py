@@ -1,0 +1,36 @@
+"""One parametrized test runs every vector against the implementation (reference by default).
+
+``pytest --impl CMD tests/test_vectors.py`` runs them through an external adapter instead.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from harness.catalogue import load_catalogue
+from harness.runner import evaluate
+from harness.vectors import load_cases
+
+CASES = load_cases(known_rules=load_catalogue().by_id)
+PAIRS = [(case, expectation) for case in CASES for expectation in case.expect]
+
+
+def test_the_vectors_are_there():
+    # like referencing's suite runner: a missing suite fails loudly, never passes vacuously
+    assert len(CASES) >= 40, f"only {len(CASES)} vector cases found"
+
+
+@pytest.mark.parametrize(
+    ("case", "expectation"),
+    PAIRS,
+    ids=[f"{c.family}/{c.id}[{e.operation}]" for c, e in PAIRS],
+)
+def test_vector(tck_target, case, expectation):
+    if expectation.operation not in tck_target.operations:
+        pytest.skip(f"not applicable: {expectation.operation} is not declared")
+    result = tck_target.target.call(expectation.operation, case.input, case.id)
+    verdict = evaluate(expectation, result)
+    assert verdict.status == "pass", (
+        f"{case.where()} {', '.join(case.rules)}: {verdict.message}\n"
+        + "\n".join(verdict.transcript)
+    )
