@@ -1,0 +1,526 @@
+"""The results stream (results.jsonl): summarize, write, and read back into a ``Run``.
+
+The stream is the report; every view (JUnit, Markdown, HTML, badges) is rendered from a parsed
+``Run`` and from nothing else, so ``agent-tck report results.jsonl`` can re-render any time.
+Format: vectors/schema/results.schema.json (header, one record per case, footer). A stream
+without its footer is a truncated run: it parses, is flagged ``truncated``, and gets no verdict.
+
+:func:`summarize` is the one place where case results become rule statuses and verdicts; the
+runner uses it to build the footer and the views use it for a truncated run.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cache, cached_property
+from pathlib import Path
+from typing import IO, Any
+
+from harness.reports.redact import redact
+
+FORMAT = "agent-tck-results/1"
+SCHEMA = "results.schema.json"
+
+CASE_STATUSES = ("pass", "fail", "errored", "not-applicable", "expected-fail", "stale")
+RULE_STATUSES = ("pass", "fail", "errored", "expected-fail", "not-applicable", "untested")
+CONFORMANT = "conformant"
+RECOMMENDED = "conformant, recommended"
+NOT_CONFORMANT = "not conformant"
+VERDICTS = (RECOMMENDED, CONFORMANT, NOT_CONFORMANT)
+
+
+# --- errors -------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class StreamError(Exception):
+    """A results stream that cannot be read. ``code`` is stable; ``line`` is 1-based.
+
+    Codes: ``RESULTS_UNREADABLE`` (no such file...), ``RESULTS_EMPTY``, ``RESULTS_BAD_ENCODING``,
+    ``RESULTS_BAD_JSON``, ``RESULTS_BAD_RECORD`` (schema), ``RESULTS_NO_HEADER``,
+    ``RESULTS_FORMAT`` (another format version), ``RESULTS_ORDER`` (a second header, a record
+    after the footer).
+    """
+
+    code: str
+    message: str
+    source: str = "results.jsonl"
+    line: int | None = None
+
+    def __str__(self) -> str:
+        where = f"{self.source}:{self.line}" if self.line is not None else self.source
+        return f"{self.code}: {where}: {self.message}"
+
+
+# --- summarize: case results -> rule statuses, verdicts, counts ----------------------------------
+
+
+def _get(record: Any, key: str, default: Any = None) -> Any:
+    if isinstance(record, Mapping):
+        return record.get(key, default)
+    return getattr(record, key, default)
+
+
+def rule_status(level: str, statuses: Sequence[str]) -> str:
+    """The status of one rule from the statuses of the cases citing it.
+
+    Precedence: fail, errored, expected-fail, pass (a stale baseline entry passes), then
+    all-not-applicable. A MUST rule that no declared operation covers is *untested*, not
+    "not applicable" (issue 2 section 6); so is any rule no case cites.
+    """
+    present = set(statuses)
+    for status in ("fail", "errored", "expected-fail"):
+        if status in present:
+            return status
+    if present & {"pass", "stale"}:
+        return "pass"
+    if present and present <= {"not-applicable"}:
+        return "untested" if level == "MUST" else "not-applicable"
+    return "untested"
+
+
+def _verdict(levels_status: Iterable[tuple[str, str, str]]) -> tuple[str, list[str]]:
+    """(verdict, MUST rules not passing) over (id, level, status) triples."""
+    failing, should_short = [], False
+    for rid, level, status in levels_status:
+        if status == "pass":
+            continue
+        if level == "MUST":
+            failing.append(rid)
+        elif level == "SHOULD":
+            should_short = True
+    if failing:
+        return NOT_CONFORMANT, failing
+    return (CONFORMANT if should_short else RECOMMENDED), []
+
+
+@dataclass(frozen=True)
+class Summary:
+    """What :func:`summarize` returns. Unpacks as ``rule_status, verdicts, counts``.
+
+    ``verdicts`` maps each family (and ``overall``) to ``{"verdict": ..., "failing": [...]}``,
+    ``failing`` naming the MUST rules that keep it from conformant; ``verdict_text`` has the bare
+    strings.
+    """
+
+    rule_status: dict[str, str]
+    verdicts: dict[str, dict[str, Any]]
+    counts: dict[str, int]
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter((self.rule_status, self.verdicts, self.counts))
+
+    @property
+    def verdict_text(self) -> dict[str, str]:
+        return {family: v["verdict"] for family, v in self.verdicts.items()}
+
+    def footer(self, *, finished: str, exit_code: int) -> dict[str, Any]:
+        return {"type": "footer", "finished": finished, "counts": self.counts,
+                "rules": self.rule_status, "verdicts": self.verdicts, "exit_code": exit_code}
+
+
+def summarize(rules: Iterable[Any], case_records: Iterable[Any]) -> Summary:
+    """Rule statuses, verdicts and case counts for ``rules`` (the header's list: id, family,
+    level) given the ``case_records`` (dicts or :class:`CaseResult`).
+
+    Verdict per family and overall (issue 8 point 1): every MUST rule passes => "conformant";
+    and every SHOULD rule too => "conformant, recommended"; any MUST rule failing, errored,
+    expected to fail (a baseline does not make a failure conformant) or untested => "not
+    conformant", naming them. MAY rules never change a verdict. A run with no rule at all
+    certifies nothing: its overall verdict is "not conformant".
+    """
+    rules = list(rules)
+    counts = dict.fromkeys(CASE_STATUSES, 0)
+    by_rule: dict[str, list[str]] = {}
+    for record in case_records:
+        status = _get(record, "status")
+        counts[status] = counts.get(status, 0) + 1
+        for rid in _get(record, "rules", ()) or ():
+            by_rule.setdefault(rid, []).append(status)
+
+    statuses: dict[str, str] = {}
+    families: dict[str, list[tuple[str, str, str]]] = {}
+    for rule in rules:
+        rid, level = _get(rule, "id"), _get(rule, "level")
+        status = rule_status(level, by_rule.get(rid, ()))
+        statuses[rid] = status
+        families.setdefault(_get(rule, "family"), []).append((rid, level, status))
+
+    verdicts: dict[str, dict[str, Any]] = {}
+    for family, triples in families.items():
+        verdict, failing = _verdict(triples)
+        verdicts[family] = {"verdict": verdict, "failing": failing}
+    every = [t for triples in families.values() for t in triples]
+    verdict, failing = _verdict(every)
+    verdicts["overall"] = {"verdict": verdict if every else NOT_CONFORMANT, "failing": failing}
+    return Summary(statuses, verdicts, counts)
+
+
+# --- the parsed run -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RuleInfo:
+    id: str
+    family: str
+    level: str
+    title: str = ""
+    decision: bool = False
+
+
+@dataclass(frozen=True)
+class Header:
+    format: str
+    tck_version: str
+    started: str
+    implementation: Mapping[str, Any]
+    target: Mapping[str, Any]
+    filters: Mapping[str, Any]
+    strict: bool
+    rules: tuple[RuleInfo, ...]
+    families: tuple[str, ...]
+
+    @property
+    def filtered(self) -> bool:
+        f = self.filters
+        return bool(f.get("family") or f.get("rule") or f.get("k"))
+
+
+@dataclass(frozen=True)
+class CaseResult:
+    seq: int
+    case: str
+    family: str
+    operation: str
+    rules: tuple[str, ...]
+    status: str
+    description: str
+    input: Any
+    expected: Any
+    actual: Any
+    message: str
+    transcript: tuple[str, ...]
+    duration_ms: float | None
+    baseline: Mapping[str, Any] | None = None  # entry (label), reason, issue
+    line: int = 0
+
+    @property
+    def baseline_text(self) -> str:
+        """The baseline entry in one line: its label, reason and issue, as far as known."""
+        entry = self.baseline or {}
+        return " ".join(str(entry[k]) for k in ("entry", "reason", "issue") if entry.get(k))
+
+
+@dataclass(frozen=True)
+class Verdict:
+    verdict: str
+    failing: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Footer:
+    finished: str
+    counts: Mapping[str, int]
+    rules: Mapping[str, str]
+    verdicts: Mapping[str, Verdict]
+    exit_code: int
+
+
+@dataclass(frozen=True)
+class Run:
+    """A parsed results stream. ``footer is None`` means the run was truncated."""
+
+    header: Header
+    cases: tuple[CaseResult, ...]
+    footer: Footer | None
+    source: str = "results.jsonl"
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def truncated(self) -> bool:
+        return self.footer is None
+
+    @cached_property
+    def recomputed(self) -> Summary:
+        """The summary recomputed from the case records present."""
+        return summarize(self.header.rules, self.cases)
+
+    @cached_property
+    def rule_status(self) -> dict[str, str]:
+        """Per rule of the header: the footer's status, else (truncated) the recomputed one."""
+        footer = self.footer.rules if self.footer else {}
+        return {r.id: footer.get(r.id, self.recomputed.rule_status[r.id])
+                for r in self.header.rules}
+
+    @cached_property
+    def counts(self) -> dict[str, int]:
+        counts = dict(self.recomputed.counts)
+        if self.footer:
+            counts.update(self.footer.counts)
+        return counts
+
+    @property
+    def verdicts(self) -> Mapping[str, Verdict] | None:
+        """The footer's verdicts; ``None`` for a truncated run, which has none."""
+        return self.footer.verdicts if self.footer else None
+
+    @cached_property
+    def disagreements(self) -> tuple[str, ...]:
+        """Rules whose footer status differs from what the case records say (a runner bug)."""
+        if self.footer is None:
+            return ()
+        mine = self.recomputed.rule_status
+        return tuple(rid for rid, status in self.footer.rules.items()
+                     if rid in mine and mine[rid] != status)
+
+    @cached_property
+    def cases_by_rule(self) -> dict[str, tuple[CaseResult, ...]]:
+        out: dict[str, list[CaseResult]] = {}
+        for case in self.cases:
+            for rid in case.rules:
+                out.setdefault(rid, []).append(case)
+        return {rid: tuple(cases) for rid, cases in out.items()}
+
+    @property
+    def families(self) -> tuple[str, ...]:
+        """The header's families, then any family seen only in rules or cases."""
+        seen = dict.fromkeys(self.header.families)
+        seen.update(dict.fromkeys(r.family for r in self.header.rules))
+        seen.update(dict.fromkeys(c.family for c in self.cases))
+        return tuple(seen)
+
+    def rules_of(self, family: str) -> tuple[RuleInfo, ...]:
+        return tuple(r for r in self.header.rules if r.family == family)
+
+    def rule_counts(self, family: str | None = None) -> dict[str, int]:
+        """Rule statuses tallied, over one family or the whole run."""
+        counts = dict.fromkeys(RULE_STATUSES, 0)
+        for rule in self.header.rules:
+            if family is None or rule.family == family:
+                counts[self.rule_status[rule.id]] += 1
+        return counts
+
+    @property
+    def implementation_label(self) -> str:
+        impl = self.header.implementation
+        return " ".join(str(p) for p in (impl.get("name"), impl.get("version")) if p)
+
+
+# --- reading ------------------------------------------------------------------------------------
+
+
+@cache
+def _validators() -> dict[str, Any]:
+    from jsonschema import Draft202012Validator
+
+    from harness.data import vectors_dir
+
+    schema = json.loads((vectors_dir() / "schema" / SCHEMA).read_text(encoding="utf-8"))
+    Draft202012Validator.check_schema(schema)
+    root = {k: v for k, v in schema.items() if k != "oneOf"}
+    return {kind: Draft202012Validator({**root, "$ref": f"#/$defs/{kind}"})
+            for kind in ("header", "case", "footer")}
+
+
+def _pointer(path: Iterable[Any]) -> str:
+    parts = [str(p).replace("~", "~0").replace("/", "~1") for p in path]
+    return "/" + "/".join(parts) if parts else ""
+
+
+def _check(kind: str, record: Mapping[str, Any], source: str, line: int) -> None:
+    errors = sorted(_validators()[kind].iter_errors(record), key=lambda e: list(e.path))
+    if errors:
+        best = errors[0]
+        raise StreamError("RESULTS_BAD_RECORD",
+                          f"{kind} record at {_pointer(best.path) or '/'}: {best.message}",
+                          source, line)
+
+
+def _header(raw: Mapping[str, Any]) -> Header:
+    return Header(
+        format=raw["format"],
+        tck_version=raw["tck_version"],
+        started=raw["started"],
+        implementation=dict(raw["implementation"]),
+        target=dict(raw["target"]),
+        filters=dict(raw.get("filters") or {}),
+        strict=bool(raw.get("strict", False)),
+        rules=tuple(RuleInfo(r["id"], r["family"], r["level"], r.get("title") or "",
+                             bool(r.get("decision", False))) for r in raw["rules"]),
+        families=tuple(raw["families"]),
+    )
+
+
+def _baseline(value: Any) -> Mapping[str, Any] | None:
+    """The matched baseline entry as a mapping: a bare label becomes ``{"entry": label}``."""
+    if value is None:
+        return None
+    return {"entry": value} if isinstance(value, str) else dict(value)
+
+
+def _case(raw: Mapping[str, Any], line: int) -> CaseResult:
+    return CaseResult(
+        seq=raw["seq"], case=raw["case"], family=raw["family"], operation=raw["operation"],
+        rules=tuple(raw["rules"]), status=raw["status"],
+        description=raw.get("description") or "", input=raw["input"],
+        expected=raw["expected"], actual=raw.get("actual"), message=raw.get("message") or "",
+        transcript=tuple(raw.get("transcript") or ()), duration_ms=raw.get("duration_ms"),
+        baseline=_baseline(raw.get("baseline")), line=line,
+    )
+
+
+def _footer(raw: Mapping[str, Any], rules: Sequence[RuleInfo]) -> Footer:
+    statuses = dict(raw["rules"])
+    verdicts: dict[str, Verdict] = {}
+    for family, value in raw["verdicts"].items():
+        if isinstance(value, str):  # the bare form: name the failing MUST rules ourselves
+            failing = tuple(r.id for r in rules
+                            if r.level == "MUST" and (family in ("overall", r.family))
+                            and statuses.get(r.id, "untested") != "pass")
+            verdicts[family] = Verdict(value, failing if value == NOT_CONFORMANT else ())
+        else:
+            verdicts[family] = Verdict(value["verdict"], tuple(value.get("failing") or ()))
+    return Footer(raw["finished"], dict(raw["counts"]), statuses, verdicts, raw["exit_code"])
+
+
+def _load(raw_line: bytes | str, source: str, number: int) -> tuple[Any, StreamError | None]:
+    """(record or None for a blank line, error) for one line."""
+    text = raw_line
+    if isinstance(raw_line, bytes):
+        try:
+            text = raw_line.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            return None, StreamError("RESULTS_BAD_ENCODING", f"not UTF-8 ({exc.reason} at byte "
+                                     f"{exc.start})", source, number)
+    assert isinstance(text, str)
+    text = text.strip()
+    if not text:
+        return None, None
+    try:
+        return json.loads(text), None
+    except json.JSONDecodeError as exc:
+        return None, StreamError("RESULTS_BAD_JSON", f"not JSON: {exc.msg} at column "
+                                 f"{exc.colno}", source, number)
+
+
+def parse_lines(lines: Iterable[bytes | str], source: str = "results.jsonl") -> Run:
+    """Parse the stream's lines (bytes or text, newline kept or not) into a :class:`Run`.
+
+    A last line that is cut off (no newline) and not valid JSON or UTF-8 is what a killed
+    writer leaves behind: it is dropped with a note and the run reads as truncated. Every other
+    malformed line is a :class:`StreamError` naming the line.
+    """
+    header: Header | None = None
+    cases: list[CaseResult] = []
+    footer: Footer | None = None
+    pending: StreamError | None = None  # a bad line that may turn out to be the cut-off last one
+    number = 0
+    for number, raw_line in enumerate(lines, start=1):
+        if pending is not None:
+            raise pending
+        record, error = _load(raw_line, source, number)
+        if error is not None:
+            cut_off = not raw_line.endswith(b"\n" if isinstance(raw_line, bytes) else "\n")
+            if not cut_off or header is None:
+                raise error
+            pending = error
+            continue
+        if record is None:
+            continue
+        if not isinstance(record, dict) or record.get("type") not in ("header", "case", "footer"):
+            raise StreamError("RESULTS_BAD_RECORD", "each line must be an object whose type is "
+                              "header, case or footer", source, number)
+        kind = record["type"]
+        if header is None:
+            if kind != "header":
+                raise StreamError("RESULTS_NO_HEADER", f"the first record is a {kind}; a "
+                                  "results stream starts with its header", source, number)
+            if record.get("format") != FORMAT:
+                raise StreamError("RESULTS_FORMAT", f"format {record.get('format')!r} found, "
+                                  f"{FORMAT!r} expected", source, number)
+            _check("header", record, source, number)
+            header = _header(record)
+        elif footer is not None or kind == "header":
+            what = "a second header" if kind == "header" else f"a {kind} record after the footer"
+            raise StreamError("RESULTS_ORDER", what, source, number)
+        elif kind == "case":
+            _check(kind, record, source, number)
+            cases.append(_case(record, number))
+        else:
+            _check(kind, record, source, number)
+            footer = _footer(record, header.rules)
+    if header is None:
+        raise StreamError("RESULTS_EMPTY", "no records: a results stream starts with its header",
+                          source, number or None)
+    notes = (f"line {pending.line} was cut off mid-record and is ignored",) if pending else ()
+    return Run(header, tuple(cases), footer, source, notes)
+
+
+def read(path: str | os.PathLike[str]) -> Run:
+    """Read and parse a results.jsonl file (streaming, line by line)."""
+    path = Path(path)
+    try:
+        with path.open("rb") as handle:
+            return parse_lines(handle, str(path))
+    except OSError as exc:
+        raise StreamError("RESULTS_UNREADABLE", exc.strerror or str(exc), str(path)) from None
+
+
+# --- writing ------------------------------------------------------------------------------------
+
+# lone surrogates (valid as JSON escapes, unencodable in UTF-8) and the characters that some
+# line splitters (str.splitlines, JavaScript before ES2019) treat as line ends
+_ESCAPE_RAW = re.compile("[\ud800-\udfff\u2028\u2029\x85]")
+
+
+def dumps_record(record: Mapping[str, Any]) -> str:
+    """One line of the stream (no newline): redacted JSON, UTF-8 safe.
+
+    Lone surrogates and U+2028, U+2029, U+0085 are written as JSON escapes, so one record is
+    one line for any line splitter.
+    """
+    text = json.dumps(redact(record), ensure_ascii=False, allow_nan=False,
+                      separators=(",", ":"))
+    return _ESCAPE_RAW.sub(lambda m: f"\\u{ord(m.group(0)):04x}", text)
+
+
+class Writer:
+    """Append records to a results stream as they come, one flushed line each.
+
+    A run that dies before :meth:`write` gets its footer leaves a stream that reads as
+    truncated, which is the point of writing as we go.
+    """
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._handle: IO[str] | None = self.path.open("w", encoding="utf-8", newline="\n")
+
+    def write(self, record: Mapping[str, Any]) -> None:
+        if self._handle is None:
+            raise ValueError(f"{self.path} is closed")
+        self._handle.write(dumps_record(record) + "\n")
+        self._handle.flush()
+
+    def close(self) -> None:
+        if self._handle is not None:
+            self._handle.close()
+            self._handle = None
+
+    def __enter__(self) -> Writer:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def write(path: str | os.PathLike[str], records: Iterable[Mapping[str, Any]]) -> Path:
+    """Write a whole stream (header, cases, footer) to ``path``."""
+    with Writer(path) as writer:
+        for record in records:
+            writer.write(record)
+    return Path(path)

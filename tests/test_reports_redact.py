@@ -1,0 +1,123 @@
+"""redact(): no secret reaches an artifact, and nothing that is not a secret is touched."""
+
+from __future__ import annotations
+
+import copy
+import re
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from harness.reports.redact import PLACEHOLDER, redact, redact_text
+
+ANTHROPIC = "sk-ant-api03-Zx9_aB-cdEFghIJklMNopQRstUVwxYZ0123456789"
+OPENAI = "sk-proj-AbCdEf0123456789_ghIJkl-mnOPqr"
+BEARER_TOKEN = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2lnbmF0dXJl"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (f"key={ANTHROPIC}", "key=sk-ant-[REDACTED]"),
+        (f"use {OPENAI} now", "use sk-[REDACTED] now"),
+        (f"Bearer {BEARER_TOKEN}", "Bearer [REDACTED]"),
+        (f"bearer {BEARER_TOKEN}", "bearer [REDACTED]"),
+        ("Authorization: Basic dXNlcjpwYXNzd29yZA==", "Authorization: [REDACTED]"),
+        ("x-api-key: 0123-plain", "x-api-key: [REDACTED]"),
+        ("Cookie: session=abc; theme=dark", "Cookie: [REDACTED]"),
+        ("set-cookie: id=1", "set-cookie: [REDACTED]"),
+        ('{"api-key": "abc", "model": "m"}', '{"api-key": "[REDACTED]", "model": "m"}'),
+        ("{'X-Api-Key': 'abc', 'n': 1}", "{'X-Api-Key': '[REDACTED]', 'n': 1}"),
+        ('{\\"authorization\\": \\"tok\\", \\"a\\": 1}',
+         '{\\"authorization\\": \\"[REDACTED]\\", \\"a\\": 1}'),
+        ("ANTHROPIC_API_KEY=abc123", "ANTHROPIC_API_KEY=[REDACTED]"),
+    ],
+)
+def test_secrets_in_text_are_replaced_keeping_their_kind(text, expected):
+    assert redact_text(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a risk-free task-management plan",  # "sk-" inside words
+        "sk-short",  # too short to be a key
+        "the bearer of news",
+        "reasoning blocks are omitted from user input",
+        "Authorization is discussed here without a colon",
+        "",
+    ],
+)
+def test_ordinary_text_is_left_alone(text):
+    assert redact_text(text) == text
+
+
+def test_credential_fields_are_replaced_whatever_their_value():
+    value = {
+        "headers": {"Authorization": "Basic abc", "X-API-Key": "k", "api_key": 42,
+                    "OpenAI-Api-Key": "plain", "cookie": ["a=1"], "content-type": "json"},
+        "list": [["authorization", "Bearer xyz"], ["accept", "*/*"]],
+    }
+    assert redact(value) == {
+        "headers": {"Authorization": PLACEHOLDER, "X-API-Key": PLACEHOLDER, "api_key": PLACEHOLDER,
+                    "OpenAI-Api-Key": PLACEHOLDER, "cookie": PLACEHOLDER,
+                    "content-type": "json"},
+        "list": [["authorization", PLACEHOLDER], ["accept", "*/*"]],
+    }
+
+
+def test_nested_values_keys_and_tuples():
+    value = {f"k-{OPENAI}": ({"t": ANTHROPIC},), "n": None, "b": True, "f": 1.5}
+    assert redact(value) == {"k-sk-[REDACTED]": [{"t": "sk-ant-[REDACTED]"}], "n": None,
+                             "b": True, "f": 1.5}
+
+
+def test_redact_never_mutates_its_input():
+    value = {"authorization": "x", "deep": [{"text": ANTHROPIC}]}
+    before = copy.deepcopy(value)
+    redact(value)
+    assert value == before
+
+
+def test_salt_gives_a_stable_irreversible_token_per_secret():
+    out = redact_text(f"{ANTHROPIC} {ANTHROPIC} {OPENAI}", salt=b"run-1")
+    tokens = re.findall(r"\[REDACTED:([0-9a-f]{12})\]", out)
+    assert len(tokens) == 3 and tokens[0] == tokens[1] != tokens[2]
+    assert "Zx9_aB" not in out
+    other = redact_text(ANTHROPIC, salt=b"run-2")
+    assert other != redact_text(ANTHROPIC, salt=b"run-1")
+    assert redact_text(out, salt=b"run-1") == out
+
+
+secret = st.sampled_from([ANTHROPIC, OPENAI, f"Bearer {BEARER_TOKEN}",
+                          "sk-" + "Q" * 40, "sk-ant-" + "w9" * 20])
+filler = st.text(alphabet=st.characters(codec="utf-8"), max_size=12)
+planted_text = st.builds(lambda a, s, b: f"{a} {s} {b}", filler, secret, filler)
+json_with_secret = st.recursive(
+    planted_text | filler | st.integers() | st.none(),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(filler, inner, max_size=3),
+    max_leaves=8,
+)
+
+
+def _strings(value):
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            yield k
+            yield from _strings(v)
+    elif isinstance(value, list):
+        for v in value:
+            yield from _strings(v)
+
+
+@settings(max_examples=150, deadline=None)
+@given(json_with_secret)
+def test_no_planted_secret_survives_and_redaction_is_idempotent(value):
+    out = redact(value)
+    for text in _strings(out):
+        assert "Q" * 40 not in text and "w9" * 20 not in text
+        assert "Zx9_aB" not in text and "AbCdEf0123" not in text and BEARER_TOKEN not in text
+    assert redact(out) == out
