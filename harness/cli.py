@@ -79,6 +79,9 @@ def _add_run_options(p: argparse.ArgumentParser) -> None:
                    help="per-case timeout for --impl (default 10)")
     p.add_argument("--strict", action="store_true",
                    help="SHOULD rules fail the run too")
+    p.add_argument("--expect", type=Path, metavar="FILE",
+                   help="known-failure baseline (YAML): listed failures are expected; a listed "
+                        "case that passes again is stale and fails the run")
 
 
 def _run_command(args: argparse.Namespace) -> int:
@@ -94,6 +97,7 @@ def _run_command(args: argparse.Namespace) -> int:
         report_dir=args.report_dir,
         timeout=args.timeout,
         strict=args.strict,
+        expect=args.expect,
     )
     return run_suite(request, out=sys.stdout, err=sys.stderr)
 

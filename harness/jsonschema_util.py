@@ -31,4 +31,5 @@ def validate(instance: Any, relpath: str, *, code: str, where: str) -> None:
     if errors:
         best = errors[0]
         # the deepest, most specific error among those at the first path
-        raise HarnessError(code, f"{best.message} (schema {relpath})", f"{where}#{pointer(best.path)}")
+        where = f"{where}#{pointer(best.path)}"
+        raise HarnessError(code, f"{best.message} (schema {relpath})", where)

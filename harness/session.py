@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
+from harness.baseline import load_baseline
 from harness.catalogue import load_catalogue
 from harness.errors import HarnessError
 from harness.runner import Filters, execute, header, select
@@ -25,6 +26,7 @@ class RunRequest:
     report_dir: Path | None = None
     timeout: float = 10.0
     strict: bool = False
+    expect: Path | None = None
 
 
 def open_target(impl: str | None, timeout: float = 10.0) -> tuple[Target, dict[str, Any],
@@ -81,25 +83,38 @@ class _Progress:
 
 
 def run_suite(request: RunRequest, out: IO[str] = sys.stdout, err: IO[str] = sys.stderr) -> int:
-    from harness.reports import write_all
+    from harness.reports import render_folder
+    from harness.reports.stream import Writer
 
     catalogue = load_catalogue()
     _check_filters(request, catalogue.families, set(catalogue.by_id))
     cases = load_cases(request.vectors, builtin=request.builtin_vectors,
                        known_rules=catalogue.by_id)
+    baseline = (
+        load_baseline(request.expect, (c.id for c in cases), catalogue.by_id)
+        if request.expect else []
+    )
     filters = Filters(request.families, request.rules, request.keyword)
     selected = select(cases, filters)
+    if not selected:
+        raise HarnessError("USAGE", "the filters select no vector case")
     target, target_info, implementation = open_target(request.impl, request.timeout)
+    folder = request.report_dir or Path("reports") / _safe(implementation["name"])
+    head = header(catalogue, selected, filters, target_info=target_info,
+                  implementation=implementation, strict=request.strict)
+    total = sum(len(c.expect) for c in selected)
+    footer: dict[str, Any] = {}
+    # Records are written as they come: a run killed half-way leaves a truncated stream that
+    # the views render as such, instead of no report at all.
     try:
-        head = header(target, catalogue, filters, target_info=target_info,
-                      implementation=implementation, strict=request.strict)
-        folder = request.report_dir or Path("reports") / _safe(implementation["name"])
-        total = sum(len(c.expect) for c in selected)
-        records = list(execute(target, selected, head, on_result=_Progress(total, err)))
+        with Writer(folder / "results.jsonl") as writer:
+            for record in execute(target, selected, head, baseline=baseline,
+                                  on_result=_Progress(total, err)):
+                writer.write(record)
+                footer = record
     finally:
         target.close()
-    paths = write_all(folder, records)
-    footer = records[-1]
+        paths = render_folder(folder)
     _print_summary(footer, head, paths, out)
     return int(footer["exit_code"])
 
@@ -115,20 +130,18 @@ def _print_summary(footer: dict[str, Any], head: dict[str, Any], paths: dict[str
     impl = head["implementation"]
     out.write(f"agent-tck {head['tck_version']} against {impl['name']} "
               f"{impl.get('version', '')} ({head['target'].get('command') or 'in-process'})\n")
-    for family in head["families"]:
-        verdict = verdicts.get(family)
-        if verdict is not None:
-            out.write(f"  {family:<24} {_verdict_text(verdict)}\n")
-    if "overall" in verdicts:
-        out.write(f"  {'overall':<24} {_verdict_text(verdicts['overall'])}\n")
-    out.write("reports: " + ", ".join(str(p) for p in paths.values()) + "\n")
-    line = ", ".join(f"{counts.get(k, 0)} {k}" for k in
-                     ("passed", "failed", "errored", "not-applicable") if k in counts)
-    if not line:
-        line = (f"{counts.get('pass', 0)} passed, {counts.get('fail', 0)} failed, "
-                f"{counts.get('errored', 0)} errored, {counts.get('not-applicable', 0)} "
-                "not applicable")
-    out.write(line + "\n")
+    for family in [*head["families"], "overall"]:
+        if family in verdicts:
+            out.write(f"  {family:<24} {_verdict_text(verdicts[family])}\n")
+    for label in footer.get("stale_baseline", []):
+        out.write(f"  stale baseline entry: {label} passes now; remove it from the baseline\n")
+    out.write(f"reports: {paths['results.jsonl'].parent}/ "
+              f"({', '.join(sorted(p for p in paths if '/' not in p))})\n")
+    extra = ", ".join(f"{counts[k]} {k}" for k in ("errored", "not-applicable", "expected-fail",
+                                                    "stale") if counts.get(k))
+    # the plain closing line CI log readers look for
+    out.write(f"{counts.get('pass', 0)} passed, {counts.get('fail', 0)} failed"
+              + (f" ({extra})" if extra else "") + "\n")
 
 
 def _verdict_text(verdict: Any) -> str:

@@ -108,7 +108,10 @@ def vector_files(extra: Iterable[Path] = (), *, builtin: bool = True) -> list[Pa
 
 
 def load_cases(
-    extra: Iterable[Path] = (), *, builtin: bool = True, known_rules: Mapping[str, Any] | None = None
+    extra: Iterable[Path] = (),
+    *,
+    builtin: bool = True,
+    known_rules: Mapping[str, Any] | None = None,
 ) -> list[Case]:
     """All cases, in file order. Duplicate ids and (when given) unknown rule IDs are errors."""
     cases: list[Case] = []

@@ -122,7 +122,14 @@ def test_a_slow_start_times_out(fake_adapter):
 
 def test_exit_code_gates_on_must_and_on_should_only_when_strict():
     rules = [{"id": "A-001", "level": "MUST"}, {"id": "A-002", "level": "SHOULD"}]
-    assert exit_code(rules, {"A-001": "pass", "A-002": "fail"}) == 0
-    assert exit_code(rules, {"A-001": "pass", "A-002": "fail"}, strict=True) == 1
-    assert exit_code(rules, {"A-001": "errored", "A-002": "pass"}) == 1
-    assert exit_code(rules, {"A-001": "untested", "A-002": "pass"}) == 0
+
+    def recs(*pairs):
+        return [{"rules": [rid], "status": status} for rid, status in pairs]
+
+    assert exit_code(rules, recs(("A-001", "pass"), ("A-002", "fail"))) == 0
+    assert exit_code(rules, recs(("A-001", "pass"), ("A-002", "fail")), strict=True) == 1
+    assert exit_code(rules, recs(("A-001", "errored"), ("A-002", "pass"))) == 1
+    assert exit_code(rules, recs(("A-001", "expected-fail"))) == 0
+    assert exit_code(rules, recs(("A-002", "stale"))) == 1
+    assert exit_code(rules, recs(("A-001", "pass")), stale=1) == 1
+    assert exit_code(rules, []) == 0

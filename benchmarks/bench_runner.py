@@ -1,0 +1,53 @@
+"""Benchmark: vector cases per second, in process and through the subprocess adapter.
+
+Both are measured side by side in one run (these machines are shared and noisy), over the
+same built-in vectors, several rounds each, interleaved; the ratio is the figure to compare.
+
+    .venv/bin/python benchmarks/bench_runner.py [--rounds 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+
+from harness.runner import evaluate
+from harness.subprocess_target import SubprocessTarget
+from harness.targets import InProcessTarget
+from harness.vectors import load_cases
+
+
+def one_round(target, pairs) -> float:
+    started = time.perf_counter()
+    for case, expectation in pairs:
+        if expectation.operation in target.operations:
+            evaluate(expectation, target.call(expectation.operation, case.input, case.id))
+    return len(pairs) / (time.perf_counter() - started)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=5)
+    args = parser.parse_args()
+    pairs = [(c, e) for c in load_cases() for e in c.expect]
+    inproc = InProcessTarget()
+    sub = SubprocessTarget(f"{sys.executable} -m reference_impl.adapter")
+    rates: dict[str, list[float]] = {"in-process": [], "subprocess": []}
+    try:
+        one_round(inproc, pairs), one_round(sub, pairs)  # warm up
+        for _ in range(args.rounds):
+            rates["in-process"].append(one_round(inproc, pairs))
+            rates["subprocess"].append(one_round(sub, pairs))
+    finally:
+        sub.close()
+    print(f"{len(pairs)} case-operations per round, {args.rounds} rounds, median of each:")
+    med = {k: statistics.median(v) for k, v in rates.items()}
+    for name, rate in med.items():
+        print(f"  {name:<11} {rate:10.0f} cases/s")
+    print(f"  subprocess / in-process: {med['subprocess'] / med['in-process']:.3f}")
+
+
+if __name__ == "__main__":
+    main()

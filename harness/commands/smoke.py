@@ -1,0 +1,91 @@
+"""``agent-tck smoke --impl CMD``: a quick diagnosis for adapter authors.
+
+Handshake, then one small case per declared operation (the first built-in vector that uses
+it), every message checked against the protocol schemas both ways. It says what the adapter
+did wrong in words, not only that a case failed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from harness.errors import HarnessError
+from harness.jsonschema_util import pointer, validator
+from harness.outcome import Errored, Output, Rejected
+from harness.protocol import Run, Start
+from harness.runner import evaluate
+from harness.vectors import load_cases
+
+
+def register(subparsers: Any) -> None:
+    p = subparsers.add_parser("smoke", help="check an adapter's protocol with one case per "
+                                            "operation")
+    p.add_argument("--impl", required=True, metavar="CMD", help="command that starts the adapter")
+    p.add_argument("--timeout", type=float, default=10.0, metavar="SECONDS")
+    p.set_defaults(func=smoke)
+
+
+def _check_command(command: Any) -> str | None:
+    errors = list(validator("protocol/command.schema.json").iter_errors(command))
+    return None if not errors else f"{pointer(errors[0].path) or '/'}: {errors[0].message}"
+
+
+def smoke(args: argparse.Namespace, out: Any = None) -> int:
+    from harness.subprocess_target import SubprocessTarget
+
+    out = out or sys.stdout
+    problems = 0
+
+    def say(ok: bool, text: str) -> None:
+        nonlocal problems
+        problems += 0 if ok else 1
+        out.write(f"  [{'ok' if ok else 'FAIL'}] {text}\n")
+
+    out.write(f"agent-tck smoke: {args.impl}\n")
+    own = _check_command(Start("x").to_json())
+    if own:  # our own messages must satisfy the schema we publish
+        raise HarnessError("INTERNAL", f"start command breaks the protocol schema: {own}")
+    try:
+        target = SubprocessTarget(args.impl, timeout=args.timeout)
+    except HarnessError as exc:
+        say(False, f"handshake: {exc.message}")
+        out.write("diagnosis: the adapter must answer the first line "
+                  '{"cmd":"start","protocol":1,...} with one JSON line holding protocol, '
+                  "implementation {name, language} and operations (vectors/PROTOCOL.md).\n")
+        return 1
+    impl = target.implementation
+    say(True, f"handshake: {impl.name} {impl.version} ({impl.language}), "
+              f"{len(impl.operations)} operations declared")
+    cases = load_cases()
+    known_ops = {e.operation for c in cases for e in c.expect}
+    unknown = sorted(impl.operations - known_ops)
+    if unknown:
+        say(False, f"declared operations no vector uses (typo?): {', '.join(unknown)}")
+    try:
+        for operation in sorted(impl.operations & known_ops):
+            case, expectation = next((c, e) for c in cases for e in c.expect
+                                     if e.operation == operation)
+            own = _check_command(Run(1, operation, case.input, case.id).to_json())
+            if own:
+                raise HarnessError("INTERNAL", f"run command breaks the protocol schema: {own}")
+            result = target.call(operation, case.input, case.id)
+            if isinstance(result, Errored):
+                say(False, f"{operation}: {result.reason}")
+                for line in result.transcript[-6:]:
+                    out.write(f"         {line[:300]}\n")
+                continue
+            verdict = evaluate(expectation, result)
+            kind = "output" if isinstance(result, Output) else (
+                f"error {result.code}" if isinstance(result, Rejected) else "?")
+            say(verdict.status == "pass",
+                f"{operation}: replied with {kind} to case {case.id}"
+                + ("" if verdict.status == "pass" else f" - but {verdict.message}"))
+    finally:
+        target.close()
+    out.write("smoke: " + ("adapter speaks the protocol; now run `agent-tck run --impl ...`\n"
+                           if problems == 0 else f"{problems} problem(s)\n"))
+    return 0 if problems == 0 else 1
+
+
