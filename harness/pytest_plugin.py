@@ -24,6 +24,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="agent-tck: run the scenarios against this adapter command")
     group.addoption("--impl-timeout", type=float, default=10.0, metavar="SECONDS",
                     help="agent-tck: per-call timeout for --impl (default 10)")
+    group.addoption("--agent-tck", action="store_true", default=False,
+                    help="agent-tck: also collect every vector as a test item (use with --impl "
+                         "from your own test tree)")
+    group.addoption("--agent-tck-vectors", action="append", default=[], metavar="DIR",
+                    help="agent-tck: extra vector folders for --agent-tck (repeatable)")
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -71,3 +76,80 @@ def tck_target(request: pytest.FixtureRequest) -> Iterator[TargetProxy]:
         yield TargetProxy(target)
     finally:
         target.close()
+
+
+# --- vectors as pytest items (``pytest --impl CMD --agent-tck`` from any test tree) ------------
+
+
+class VectorItem(pytest.Item):
+    """One vector case and operation, run against the session's target."""
+
+    def __init__(self, *, case: object, expectation: object, **kwargs: object) -> None:
+        super().__init__(**kwargs)  # type: ignore[arg-type]
+        self.case = case
+        self.expectation = expectation
+        for rid in case.rules:  # type: ignore[attr-defined]
+            self.add_marker(rid)
+
+    def runtest(self) -> None:
+        from harness.runner import evaluate
+
+        target = _shared_target(self.config)
+        op = self.expectation.operation  # type: ignore[attr-defined]
+        if op not in target.operations:
+            pytest.skip(f"not applicable: the implementation does not declare {op}")
+        verdict = evaluate(self.expectation,  # type: ignore[arg-type]
+                           target.call(op, self.case.input, self.case.id))  # type: ignore[attr-defined]
+        if verdict.status != "pass":
+            raise VectorFailure(verdict)
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style=None) -> str:  # type: ignore[override]
+        if isinstance(excinfo.value, VectorFailure):
+            v = excinfo.value.verdict
+            return "\n".join([f"{v.status}: {v.message}", *v.transcript[-40:]])
+        return super().repr_failure(excinfo, style)  # type: ignore[arg-type]
+
+    def reportinfo(self) -> tuple[str, int | None, str]:
+        return self.case.file, None, self.name  # type: ignore[attr-defined]
+
+
+class VectorFailure(Exception):
+    def __init__(self, verdict: object) -> None:
+        super().__init__(str(verdict))
+        self.verdict = verdict
+
+
+_TARGET_KEY = pytest.StashKey[object]()
+
+
+def _shared_target(config: pytest.Config):  # type: ignore[no-untyped-def]
+    if _TARGET_KEY not in config.stash:
+        from harness.session import open_target
+
+        target, _, _ = open_target(config.getoption("--impl"), config.getoption("--impl-timeout"))
+        config.stash[_TARGET_KEY] = target
+    return config.stash[_TARGET_KEY]
+
+
+def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config,
+                                  items: list[pytest.Item]) -> None:
+    if not config.getoption("--agent-tck"):
+        return
+    from pathlib import Path
+
+    from harness.catalogue import load_catalogue
+    from harness.vectors import load_cases
+
+    extra = [Path(p) for p in config.getoption("--agent-tck-vectors")]
+    for case in load_cases(extra, known_rules=load_catalogue().by_id):
+        for expectation in case.expect:
+            items.append(VectorItem.from_parent(
+                session, name=f"agent-tck::{case.family}/{case.id}[{expectation.operation}]",
+                case=case, expectation=expectation,
+            ))
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    target = config.stash.get(_TARGET_KEY, None)
+    if target is not None:
+        target.close()  # type: ignore[attr-defined]

@@ -34,3 +34,23 @@ def test_vector(tck_target, case, expectation):
         f"{case.where()} {', '.join(case.rules)}: {verdict.message}\n"
         + "\n".join(verdict.transcript)
     )
+
+
+def test_the_reference_never_mutates_its_input():
+    """BO-008 and every family's purity: run each case on the caller's own objects (no JSON
+    round trip, which would hide a mutation) and compare the input afterwards."""
+    import copy
+
+    from reference_impl.errors import TckError
+    from reference_impl.ops import run_operation
+
+    changed = []
+    for case, expectation in PAIRS:
+        payload = copy.deepcopy(case.input)
+        try:
+            run_operation(expectation.operation, payload)
+        except TckError:
+            pass
+        if payload != case.input:
+            changed.append(f"{case.id}[{expectation.operation}]")
+    assert changed == []

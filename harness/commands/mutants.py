@@ -1,0 +1,44 @@
+"""``agent-tck mutants``: the mutation score of the suite against seeded reference faults."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+
+def register(subparsers: Any) -> None:
+    p = subparsers.add_parser("mutants", help="seed faults in the reference implementation and "
+                                              "report which the suite catches (checkout only)")
+    p.add_argument("--family", action="append", default=[], metavar="NAME")
+    p.add_argument("--jobs", type=int, default=2)
+    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.set_defaults(func=mutants)
+
+
+def mutants(args: argparse.Namespace) -> int:
+    from harness.catalogue import load_catalogue
+    from harness.mutants import load_mutants, run_mutants, score
+    from harness.vectors import load_cases
+
+    chosen = [m for m in load_mutants() if not args.family or m.family in args.family]
+    outcomes = run_mutants(chosen, jobs=args.jobs)
+    families = {c.family for c in load_cases()} & ({m.family for m in chosen})
+    must = [r.id for r in load_catalogue().rules if r.level == "MUST" and r.family in families]
+    result = score(outcomes, must)
+    if args.format == "json":
+        json.dump({**result, "outcomes": [
+            {"name": o.mutant.name, "family": o.mutant.family, "rules": list(o.mutant.rules),
+             "killed_on": o.killed_on, "error": o.error} for o in outcomes]}, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    else:
+        for o in outcomes:
+            state = ("killed by " + ", ".join(f"{r} ({c})" for r, c in o.killed_on.items())
+                     if o.killed else f"SURVIVED {o.error}")
+            print(f"  {o.mutant.family:<24} {o.mutant.name:<48} {state}")
+        print(f"mutation score: {result['killed']}/{result['mutants']} killed; MUST rules "
+              f"without a killed mutant: {len(result['must_rules_without_a_killed_mutant'])} of "
+              f"{result['must_rules']}")
+    ok = not result["survivors"] and not result["must_rules_without_a_killed_mutant"]
+    return 0 if ok else 1

@@ -1,0 +1,181 @@
+"""Mutation score: the suite tests itself.
+
+A mutant is a seeded fault in the reference implementation: one exact snippet of one module
+replaced by another (``tests/mutants/<family>.yaml``), naming the rules it breaks. Each mutant
+is applied to a fresh copy of ``reference_impl`` and the whole vector suite is run against it
+in process. The mutant is *killed* for a rule when a vector citing that rule fails; every MUST
+rule of every family with vectors must have a mutant killed on it, and no mutant may survive.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from harness.errors import HarnessError
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = ROOT / "reference_impl"
+MUTANTS_DIR = ROOT / "tests" / "mutants"
+
+
+@dataclass(frozen=True)
+class Mutant:
+    name: str
+    family: str
+    rules: tuple[str, ...]
+    file: str
+    find: str
+    replace: str
+    where: str
+
+
+@dataclass(frozen=True)
+class Outcome:
+    mutant: Mutant
+    killed_on: dict[str, str] = field(default_factory=dict)  # rule -> first failing case
+    error: str = ""
+
+    @property
+    def killed(self) -> bool:
+        return bool(self.killed_on)
+
+
+def load_mutants(folder: Path = MUTANTS_DIR) -> list[Mutant]:
+    mutants: list[Mutant] = []
+    names: set[str] = set()
+    for path in sorted(folder.glob("*.yaml")):
+        doc = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        for index, item in enumerate(doc.get("mutants", [])):
+            where = f"{path}#/mutants/{index}"
+            missing = {"name", "rules", "file", "find", "replace"} - set(item)
+            if missing:
+                raise HarnessError("MUTANT_INVALID", f"missing {sorted(missing)}", where)
+            if item["name"] in names:
+                raise HarnessError("MUTANT_INVALID", f"duplicate name {item['name']!r}", where)
+            names.add(item["name"])
+            mutants.append(Mutant(item["name"], doc["family"], tuple(item["rules"]),
+                                  item["file"], item["find"], item["replace"], where))
+    return mutants
+
+
+def apply(mutant: Mutant, package: Path) -> None:
+    """Apply ``mutant`` to the copy of reference_impl at ``package``; the snippet must occur
+    exactly once (so a refactor that moves the code makes the mutant fail loudly, not pass)."""
+    target = package / mutant.file
+    if not target.is_file():
+        raise HarnessError("MUTANT_INVALID", f"no file reference_impl/{mutant.file}", mutant.where)
+    text = target.read_text(encoding="utf-8")
+    count = text.count(mutant.find)
+    if count != 1:
+        raise HarnessError("MUTANT_INVALID",
+                           f"snippet occurs {count} times in {mutant.file}; it must occur once",
+                           mutant.where)
+    target.write_text(text.replace(mutant.find, mutant.replace), encoding="utf-8")
+
+
+def _worker(paths: Sequence[str]) -> dict[str, Any]:
+    """In a fresh process: run every vector against each mutated copy; report failures."""
+    from harness.catalogue import load_catalogue
+    from harness.runner import evaluate
+    from harness.targets import InProcessTarget
+    from harness.vectors import load_cases
+
+    cases = load_cases(known_rules=load_catalogue().by_id)
+    results: dict[str, Any] = {}
+    for copy in paths:
+        for name in [m for m in sys.modules if m == "reference_impl" or
+                     m.startswith("reference_impl.")]:
+            del sys.modules[name]
+        sys.path.insert(0, copy)
+        try:
+            from reference_impl.ops import OPERATIONS
+
+            target = InProcessTarget(OPERATIONS)
+            failed: list[list[Any]] = []
+            for case in cases:
+                for exp in case.expect:
+                    verdict = evaluate(exp, target.call(exp.operation, case.input, case.id))
+                    if verdict.status == "fail":
+                        failed.append([case.id, list(case.rules)])
+            results[copy] = {"failed": failed}
+        except Exception as exc:  # a mutant that breaks the import is reported, not killed
+            results[copy] = {"error": f"{type(exc).__name__}: {exc}"}
+        finally:
+            sys.path.remove(copy)
+    return results
+
+
+def run_mutants(mutants: Sequence[Mutant], *, jobs: int = 2) -> list[Outcome]:
+    with tempfile.TemporaryDirectory(prefix="agent-tck-mutants-") as tmp:
+        copies: dict[str, Mutant] = {}
+        for index, mutant in enumerate(mutants):
+            copy = Path(tmp) / f"m{index:04d}"
+            shutil.copytree(PACKAGE, copy / "reference_impl",
+                            ignore=shutil.ignore_patterns("__pycache__"))
+            apply(mutant, copy / "reference_impl")
+            copies[str(copy)] = mutant
+        batches = [list(copies)[i::jobs] for i in range(jobs)]
+
+        def run_batch(batch: list[str]) -> dict[str, Any]:
+            if not batch:
+                return {}
+            env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
+            proc = subprocess.run(
+                [sys.executable, "-m", "harness.mutants", "--worker", *batch],
+                capture_output=True, text=True, env=env, cwd=ROOT, timeout=900, check=False,
+            )
+            if proc.returncode != 0:
+                raise HarnessError("MUTANTS_FAILED", f"worker failed:\n{proc.stderr[-3000:]}")
+            return json.loads(proc.stdout)
+
+        with ThreadPoolExecutor(max_workers=jobs) as pool:
+            merged: dict[str, Any] = {}
+            for part in pool.map(run_batch, batches):
+                merged.update(part)
+    outcomes = []
+    for copy, mutant in copies.items():
+        result = merged[copy]
+        killed: dict[str, str] = {}
+        for case_id, rules in result.get("failed", []):
+            for rid in rules:
+                if rid in mutant.rules:
+                    killed.setdefault(rid, case_id)
+        outcomes.append(Outcome(mutant, killed, result.get("error", "")))
+    return outcomes
+
+
+def score(outcomes: Iterable[Outcome], must_rules: Iterable[str]) -> dict[str, Any]:
+    outcomes = list(outcomes)
+    killed_rules = {rid for o in outcomes for rid in o.killed_on}
+    must = sorted(set(must_rules))
+    return {
+        "mutants": len(outcomes),
+        "killed": sum(o.killed for o in outcomes),
+        "survivors": [o.mutant.name for o in outcomes if not o.killed],
+        "must_rules": len(must),
+        "must_rules_without_a_killed_mutant": [r for r in must if r not in killed_rules],
+    }
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args[:1] == ["--worker"]:
+        json.dump(_worker(args[1:]), sys.stdout)
+        return 0
+    raise SystemExit("usage: agent-tck mutants")
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
