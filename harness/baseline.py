@@ -105,9 +105,10 @@ def apply_baseline(
         matched |= {e.index for e in hits}
         entry = hits[0]
         note = f"baseline: {entry.reason}" + (f" ({entry.issue})" if entry.issue else "")
-        if record["status"] in FAILING:
+        if record["status"] in FAILING or record["status"] == "expected-fail":
             still_failing |= {e.index for e in hits}
-            out.append({**record, "status": "expected-fail",
+            out.append(record if record["status"] == "expected-fail" else {
+                        **record, "status": "expected-fail",
                         "message": f"{record['message']} [{note}]", "baseline": entry.label()})
         elif record["status"] == "pass" and entry.case is not None:
             out.append({**record, "status": "stale",

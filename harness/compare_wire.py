@@ -69,6 +69,13 @@ def _strip_cache_control(value: Json) -> Json:
     return value
 
 
+def _without_default_defer(tool: Json) -> Json:
+    """``defer_loading: false`` is the provider's default: the same as leaving it out."""
+    if isinstance(tool, dict) and tool.get("defer_loading") is False:
+        return {k: v for k, v in tool.items() if k != "defer_loading"}
+    return tool
+
+
 def _parsed_json(value: Json) -> Json:
     """A JSON text as its value (text that is not JSON stays the text)."""
     if isinstance(value, str):
@@ -154,7 +161,7 @@ def normalize_anthropic_messages(body: Json) -> Json:
     return {
         "system": system_blocks,
         "messages": out_messages,
-        "tools": [_strip_cache_control(t) for t in tools],
+        "tools": [_without_default_defer(_strip_cache_control(t)) for t in tools],
     }
 
 

@@ -113,6 +113,7 @@ class Tool:
     name: str
     description: str | None
     schema_json: str  # canonical JSON text of inputSchema; decode with :meth:`input_schema`
+    defer_loading: bool = False  # ToolSchema.deferLoading (developer-messages family, DM rules)
 
     def input_schema(self) -> Any:
         return json.loads(self.schema_json)
@@ -211,8 +212,21 @@ def parse_history(raw: Any, pointer: str = "/history") -> History:
     if not isinstance(raw, Sequence) or isinstance(raw, str | bytes):
         raise _invalid(f"the history must be an array of messages, not {_describe(raw)}", pointer)
     messages = tuple(parse_message(m, f"{pointer}/{i}") for i, m in enumerate(raw))
-    split = next((i for i, m in enumerate(messages) if m.role != "system"), len(messages))
-    return History(messages[:split], messages[split:])
+    # DM-046: "Empty developer content retains its surface position without adding a model
+    # message or shadowing the protected system head": an empty developer message among the
+    # leading messages neither ends the system head nor reaches the wire.
+    split = next(
+        (i for i, m in enumerate(messages) if m.role != "system" and not _empty_developer(m)),
+        len(messages),
+    )
+    head = tuple(m for m in messages[:split] if m.role == "system")
+    return History(head, messages[split:])
+
+
+def _empty_developer(message: Message) -> bool:
+    return message.role == "developer" and all(
+        isinstance(b, Text) and b.text == "" for b in message.content
+    )
 
 
 def parse_tools(raw: Any, pointer: str = "/tools") -> tuple[Tool, ...] | None:
@@ -226,14 +240,18 @@ def parse_tools(raw: Any, pointer: str = "/tools") -> tuple[Tool, ...] | None:
         if not isinstance(entry, Mapping):
             raise _invalid(f"a tool must be an object, not {_describe(entry)}", where)
         for key in entry:
-            if key not in ("name", "description", "inputSchema"):
+            if key not in ("name", "description", "inputSchema", "deferLoading"):
                 raise _invalid(f"unexpected member {key!r} on a tool", f"{where}/{key}")
         name = _string(entry, "name", where)
         description = _string(entry, "description", where, required=False)
         schema = entry.get("inputSchema")
         if not isinstance(schema, Mapping):
             raise _invalid("a tool needs an 'inputSchema' object", f"{where}/inputSchema")
-        tools.append(Tool(name, description, json.dumps(schema, sort_keys=True)))
+        defer = entry.get("deferLoading", False)
+        if not isinstance(defer, bool):
+            raise _invalid(f"'deferLoading' must be a boolean, not {_describe(defer)}",
+                           f"{where}/deferLoading")
+        tools.append(Tool(name, description, json.dumps(schema, sort_keys=True), defer))
     return tuple(tools)
 
 

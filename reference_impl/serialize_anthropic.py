@@ -60,6 +60,8 @@ def _tool(tool: model.Tool) -> Json:
     if tool.description is not None:
         out["description"] = tool.description
     out["input_schema"] = tool.input_schema()
+    if tool.defer_loading:  # "deferLoading ... prompt assembly preserve the marker"
+        out["defer_loading"] = True
     return out
 
 

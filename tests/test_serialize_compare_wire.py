@@ -343,3 +343,14 @@ def test_compare_modes_use_these_normalizers() -> None:
     assert compare(expected, {"messages": [{"role": "user", "content": "b"}]},
                    "openai-chat") is not None
     assert compare(expected, "garbage", "anthropic-messages") is not None
+
+
+def test_defer_loading_false_is_the_provider_default():
+    from harness.compare_wire import normalize_anthropic_messages as norm
+
+    tool = {"name": "t", "input_schema": {"type": "object"}}
+    plain = {"messages": [], "tools": [tool]}
+    explicit = {"messages": [], "tools": [{**tool, "defer_loading": False}]}
+    deferred = {"messages": [], "tools": [{**tool, "defer_loading": True}]}
+    assert norm(plain) == norm(explicit)
+    assert norm(plain) != norm(deferred)
