@@ -1,0 +1,222 @@
+"""Benchmark for ``agent-tck check-log`` (family chunk-free-persistence). Not a test: it prints.
+
+    python benchmarks/bench_check_log.py [--events 1000000] [--repeat 3] [--dir .bench]
+
+1. Generates a chunk-free session log of at least ``--events`` events by recording one
+   realistic turn with the reference recorder (a reasoning + text + tool call step, its tool
+   result, a final answer; the model streams in small deltas) and repeating it with fresh
+   turn numbers and seq.
+2. Throughput: plain ``json.loads`` of every line of that file versus the streaming reader
+   (``reference_impl.session_log.check``), with the core vocabulary and with the default one
+   ``agent-tck check-log`` uses (extensions included). Best of ``--repeat`` runs. Goal: the
+   reader at least 0.5x the speed of plain parsing.
+3. Peak memory: the maximum resident set size of a fresh process running
+   ``agent-tck check-log`` on the file, next to one that only parses it. Goal: under 100 MB.
+4. Size: the same session logged chunk-free and with one event per stream chunk (the old
+   ``assistant/chunk`` format), in bytes and events.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from reference_impl import session_log as sl  # noqa: E402
+from reference_impl import session_recorder as rec  # noqa: E402
+
+ANSWER = ("The README describes agent-tck, a conformance kit for agent runtimes. It runs "
+          "language-neutral vectors through an adapter and writes reports. ") * 3
+THOUGHT = "The user asks about the README; I should read it before answering. " * 3
+RESULT = "# agent-tck\n\nA conformance test kit and reference simulator. " * 4
+
+
+def _deltas(text: str, size: int = 4) -> list[str]:
+    return [text[i:i + size] for i in range(0, len(text), size)]
+
+
+def turn_fixture() -> dict[str, Any]:
+    """One realistic turn: 11 durable events, ~200 stream chunks."""
+    def model(step: int, time: int, chunks: list[dict[str, Any]], kind: str) -> dict[str, Any]:
+        return {"model": {"turn": 1, "step": step, "time": time, "messageId": f"msg-{step}",
+                          "source": {"kind": "model", "provider": "deepseek",
+                                     "model": "deepseek-chat"},
+                          "stream": [*chunks,
+                                     {"type": "usage", "usage": {"inputTokens": 2400,
+                                                                 "outputTokens": 180}},
+                                     {"type": "finish", "reason": {"kind": kind}}]}}
+
+    args = '{"path":"README.md"}'
+    first = ([{"type": "reasoning-delta", "index": 0, "text": d} for d in _deltas(THOUGHT)]
+             + [{"type": "text-delta", "index": 1, "text": d} for d in _deltas("Let me read it.")]
+             + [{"type": "tool-call-delta", "index": 2, "id": "call-1", "name": "read_file",
+                 "argumentsDelta": d} for d in _deltas(args)])
+    second = [{"type": "text-delta", "index": 0, "text": d} for d in _deltas(ANSWER)]
+    t = 1760000000000
+    return {"kind": rec.FIXTURE_KIND, "fixtureVersion": 1, "sessionFormatVersion": 4,
+            "session": {"id": "bench", "createdAt": t, "cwd": "/work"}, "script": [
+                {"event": {"type": "turn/start", "time": t + 1, "data": {"turn": 1}}},
+                {"event": {"type": "user/message", "time": t + 2, "data": {
+                    "id": "u-1", "role": "user", "source": {"kind": "user"},
+                    "content": [{"type": "text", "text": "What is in README.md?"}]}}},
+                {"event": {"type": "step/start", "time": t + 3, "data": {"turn": 1, "step": 1}}},
+                model(1, t + 40, first, "tool-calls"),
+                {"event": {"type": "tool/call", "time": t + 41, "data": {
+                    "turn": 1, "step": 1, "callId": "call-1", "name": "read_file",
+                    "arguments": args}}},
+                {"event": {"type": "tool/result", "time": t + 50, "data": {
+                    "turn": 1, "step": 1, "message": {
+                        "id": "t-1", "role": "tool", "toolCallId": "call-1", "isError": False,
+                        "content": [{"type": "text", "text": RESULT}],
+                        "source": {"kind": "tool", "callId": "call-1"}}}}},
+                {"event": {"type": "step/end", "time": t + 51, "data": {"turn": 1, "step": 1}}},
+                {"event": {"type": "step/start", "time": t + 52, "data": {"turn": 1, "step": 2}}},
+                model(2, t + 90, second, "stop"),
+                {"event": {"type": "step/end", "time": t + 91, "data": {"turn": 1, "step": 2}}},
+                {"event": {"type": "turn/end", "time": t + 92,
+                           "data": {"turn": 1, "reason": {"kind": "completed"}}}}]}
+
+
+def chunked_events(fixture: dict[str, Any]) -> list[dict[str, Any]]:
+    """The same turn as the old format logged it: one assistant/chunk event per delta, then the
+    assembled message (the chunk holes are what the chunk-free format closes)."""
+    recording = rec.record(fixture)
+    durable = [e.value for e in recording.log.events]
+    out: list[dict[str, Any]] = []
+    for event in durable:
+        if event["type"] == "assistant/message":
+            step = event["data"]["step"]
+            for delta in [d for d in recording.live if d.step == step]:
+                out.append({"type": "assistant/chunk", "time": event["time"],
+                            "data": {"turn": 1, "step": step, "chunk": dict(delta.chunk)}})
+        out.append({k: v for k, v in event.items() if k != "seq"})
+    return out
+
+
+def _renumber(events: list[dict[str, Any]], turns: int, path: Path, first_seq: int = 1) -> int:
+    """Write a header and ``turns`` copies of ``events`` with fresh turn numbers and seq."""
+    header = {"type": "session", "version": 4, "id": "bench", "createdAt": 1760000000000,
+              "cwd": "/work"}
+    seq = first_seq
+    with open(path, "w", encoding="utf-8", buffering=1 << 20) as out:
+        out.write(sl.encode(header) + "\n")
+        templates = []
+        for event in events:
+            text = sl.encode({"type": event["type"], "seq": 0, "time": event["time"],
+                              "data": event["data"]})
+            templates.append(text.replace('"turn":1', '"turn":%TURN%').replace(
+                '"seq":0', '"seq":%SEQ%'))
+        for turn in range(1, turns + 1):
+            turn_text = str(turn)
+            for template in templates:
+                out.write(template.replace("%TURN%", turn_text).replace("%SEQ%", str(seq)))
+                out.write("\n")
+                seq += 1
+    return seq - first_seq
+
+
+def _best(fn: Any, repeat: int) -> float:
+    best = float("inf")
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def _plain(path: Path) -> None:
+    loads = json.loads
+    with open(path, "rb", buffering=1 << 20) as handle:
+        for line in handle:
+            loads(line)
+
+
+def _check(path: Path, vocabulary: sl.Vocabulary) -> sl.Summary:
+    with open(path, "rb", buffering=1 << 20) as handle:
+        return sl.check(handle, vocabulary)
+
+
+_CHILD_PLAIN = """
+import json, resource, sys
+with open(sys.argv[1], 'rb', buffering=1 << 20) as h:
+    for line in h:
+        json.loads(line)
+print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+"""
+_CHILD_CHECK = """
+import resource, sys
+from harness.cli import main
+code = main(['check-log', sys.argv[1]])
+print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+sys.exit(code)
+"""
+
+
+def _peak_rss_mb(code: str, path: Path) -> float:
+    done = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True,
+                          text=True, cwd=ROOT, check=False, timeout=3600,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    if done.returncode != 0:
+        raise SystemExit(f"child failed ({done.returncode}): {done.stdout}{done.stderr}")
+    return int(done.stdout.strip().splitlines()[-1]) / 1024  # ru_maxrss is in KiB on Linux
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--events", type=int, default=1_000_000)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--dir", type=Path, default=ROOT / ".bench")
+    args = parser.parse_args()
+    args.dir.mkdir(parents=True, exist_ok=True)
+
+    fixture = turn_fixture()
+    durable = [e.value for e in rec.record(fixture).log.events]
+    turns = -(-args.events // len(durable))
+    log_path = args.dir / "chunk-free.jsonl"
+    events = _renumber(durable, turns, log_path)
+    size = log_path.stat().st_size
+    print(f"log: {events:,} events ({turns:,} turns), {size / 1e6:,.1f} MB  [{log_path}]")
+
+    # interleaved, best of --repeat each: a busy machine slows all three alike
+    plain = core = full = float("inf")
+    for _ in range(args.repeat):
+        plain = min(plain, _best(lambda: _plain(log_path), 1))
+        core = min(core, _best(lambda: _check(log_path, sl.VOCABULARY), 1))
+        full = min(full, _best(lambda: _check(log_path, sl.default_vocabulary()), 1))
+    summary = _check(log_path, sl.default_vocabulary())
+    assert summary.events == events, "the generated log must be valid"
+    print(f"plain json.loads per line:      {plain:6.2f} s  {events / plain:>12,.0f} events/s"
+          f"  {size / plain / 1e6:6.1f} MB/s")
+    print(f"check, core vocabulary:         {core:6.2f} s  {events / core:>12,.0f} events/s"
+          f"  ratio to plain parsing {plain / core:.2f} (goal >= 0.5)")
+    print(f"check-log, default vocabulary:  {full:6.2f} s  {events / full:>12,.0f} events/s"
+          f"  ratio to plain parsing {plain / full:.2f} (goal >= 0.5)")
+
+    rss_plain = _peak_rss_mb(_CHILD_PLAIN, log_path)
+    rss_check = _peak_rss_mb(_CHILD_CHECK, log_path)
+    print(f"peak RSS: plain parse {rss_plain:.1f} MB, agent-tck check-log {rss_check:.1f} MB"
+          " (goal < 100 MB)")
+
+    chunked = chunked_events(fixture)
+    chunked_path = args.dir / "chunked.jsonl"
+    sample_turns = min(turns, 10_000)
+    chunk_events = _renumber(chunked, sample_turns, chunked_path)
+    free_path = args.dir / "chunk-free-sample.jsonl"
+    free_events = _renumber(durable, sample_turns, free_path)
+    chunked_size, free_size = chunked_path.stat().st_size, free_path.stat().st_size
+    print(f"same {sample_turns:,}-turn session: chunk-free {free_events:,} events, "
+          f"{free_size / 1e6:.1f} MB; one event per chunk {chunk_events:,} events, "
+          f"{chunked_size / 1e6:.1f} MB ({chunked_size / free_size:.1f}x the bytes, "
+          f"{chunk_events / free_events:.1f}x the events)")
+
+
+if __name__ == "__main__":
+    main()
