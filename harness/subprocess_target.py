@@ -81,6 +81,13 @@ class _Process:
         item = self.lines.get(timeout=timeout)
         return None if item is _EOF else str(item)
 
+    def exit_status(self) -> int | None:
+        """The exit status once stdout has closed (the process may need a moment to exit)."""
+        try:
+            return self.proc.wait(timeout=2)
+        except subprocess.TimeoutExpired:
+            return None
+
     def drain_stderr(self) -> list[str]:
         out = list(self.stderr)
         self.stderr.clear()
@@ -152,8 +159,8 @@ class SubprocessTarget:
             except queue.Empty:
                 return self._fail(f"no reply within {self.timeout:g} s (timed out)", transcript)
             if reply is None:
-                code = proc.proc.poll()
-                return self._fail(f"the implementation exited (status {code})", transcript)
+                return self._fail(f"the implementation exited (status {proc.exit_status()})",
+                                  transcript)
             if not reply.strip():
                 continue  # blank lines are tolerated
             transcript.append("<< " + _clip(reply.rstrip("\n")))
@@ -211,10 +218,9 @@ class SubprocessTarget:
             while True:
                 reply = proc.receive(max(0.0, deadline - time.monotonic()))
                 if reply is None:
-                    time.sleep(0.05)
                     raise ProtocolViolation(
-                        f"the implementation exited (status {proc.proc.poll()}) before answering "
-                        "the start command"
+                        f"the implementation exited (status {proc.exit_status()}) before "
+                        "answering the start command"
                     )
                 if reply.strip():
                     break

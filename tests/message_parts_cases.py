@@ -837,6 +837,13 @@ case(R, "mp-reconcile-repeated-final", ["MP-D004", "MP-088", "MP-104"],
      parts=parts_out(("t1", "completed", [x_user(), x_text("a1", "Hi", "matched")])),
      answer=answer_out(answer_turn("t1", "completed", [seg("a1", "Hi")])))
 
+case(R, "mp-reconcile-corrected-final", ["MP-D004", "MP-088"],
+     "A second final that differs from the first is compared with the streamed text again "
+     "and replaces the text: the first final does not stick and nothing is appended.",
+     one_text([d("a1", "Hi"), fin("a1", "Hi"), fin("a1", "Hi there."), end()]),
+     parts=parts_out(("t1", "completed", [x_user(), x_text("a1", "Hi there.", "replaced")])),
+     answer=answer_out(answer_turn("t1", "completed", [seg("a1", "Hi there.")])))
+
 case(R, "mp-reconcile-interleaved-two-parts", ["MP-D006", "MP-081"],
      "Fault: deltas of two answer parts arrive interleaved. Each part gets its own deltas; "
      "the answer follows the parts' start order.",

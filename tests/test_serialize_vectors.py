@@ -214,7 +214,10 @@ class Faux:
                     if block["type"] == "text":
                         content.append({"type": "text", "text": block["text"]})
                     elif block["type"] == "reasoning" and self.assistant_reasoning == "keep":
-                        content.append({"type": "thinking", "thinking": block["text"]})
+                        thinking = {"type": "thinking", "thinking": block["text"]}
+                        if "signature" in block:
+                            thinking["signature"] = block["signature"]
+                        content.append(thinking)
                     elif block["type"] == "tool-call":
                         content.append({"type": "tool_use", "id": block["id"],
                                         "name": block["name"],
