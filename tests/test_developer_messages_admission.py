@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import functools
 import importlib.util
@@ -22,6 +23,7 @@ from harness.targets import InProcessTarget
 from harness.vectors import Case, load_file
 from reference_impl import developer_messages as dm
 from reference_impl import developer_projection as projection
+from reference_impl import model
 from reference_impl import session_log
 from reference_impl.ops import OPERATIONS
 from reference_impl.session_ext_developer_messages import DeveloperAdmission
@@ -321,16 +323,20 @@ MUTANTS: dict[str, tuple[tuple[Any, str, Any], set[str]]] = {
     "no defer_loading on the wire": (
         (projection, "_split_tools", lambda tools: (_original_split_tools(tools)[0],
                                                     frozenset())), {"DM-047", "DM-048"}),
+    # both layers drop empty developer content (the projection, and the canonical model's
+    # system-head split): the fault keeps it in both
     "keeps empty developer messages": ((projection, "_is_empty_developer", lambda m: False),
-                                       {"DM-046"}),
+                                       {"DM-046"}, (model, "_empty_developer", lambda m: False)),
     "no declared-tool check": ((projection, "_check_declared", lambda h, t: None), {"DM-D006"}),
 }
 
 
 @pytest.mark.parametrize("name", sorted(MUTANTS))
 def test_the_vectors_catch_a_faulty_implementation(name):
-    (obj, attribute, replacement), rules = MUTANTS[name]
-    with patched(obj, attribute, replacement):
+    (obj, attribute, replacement), rules, *more = MUTANTS[name]
+    with patched(obj, attribute, replacement), contextlib.ExitStack() as stack:
+        for extra in more:
+            stack.enter_context(patched(*extra))
         failed = _failures(dict(OPERATIONS))
     cited = set().union(*failed.values()) if failed else set()
     assert rules <= cited, f"{name}: failing cases cite {sorted(cited)}"
