@@ -114,7 +114,15 @@ def record_live(payload: Any) -> dict[str, Any]:
 
 
 def record_load(payload: Any) -> dict[str, Any]:
-    return {"transcript": views.transcript(rec.record(payload, sl.default_vocabulary()).log)}
+    """``session.load`` of the log the recorder wrote. CFP-D007 lets an implementation keep
+    partial output as an attempt (loads as ``failed``) or as an interrupted message (loads as
+    ``interrupted``); which one is its own choice, so here both read ``partial``."""
+    transcript = views.transcript(rec.record(payload, sl.default_vocabulary()).log)
+    return {"transcript": [
+        {**entry, "status": "partial"} if entry.get("status") in ("failed", "interrupted")
+        else entry
+        for entry in transcript
+    ]}
 
 
 OPERATIONS = {
