@@ -25,3 +25,16 @@ def fake_adapter():
 @pytest.fixture
 def reference_adapter_command() -> str:
     return f"{sys.executable} -m reference_impl.adapter"
+
+
+def pytest_terminal_summary(terminalreporter):
+    """Print the mutation score when tests/test_mutants.py ran."""
+    module = sys.modules.get("tests.test_mutants") or sys.modules.get("test_mutants")
+    result = getattr(module, "SCORE", None)
+    if result:
+        terminalreporter.write_sep("-", "agent-tck mutation score")
+        terminalreporter.write_line(
+            f"{result['killed']}/{result['mutants']} seeded faults killed; "
+            f"{result['must_rules'] - len(result['must_rules_without_a_killed_mutant'])}/"
+            f"{result['must_rules']} MUST rules have a mutant killed on them"
+        )
