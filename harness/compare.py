@@ -61,11 +61,17 @@ def first_difference(expected: Any, actual: Any, at: str = "") -> str | None:
                 return diff
         return None
     if isinstance(expected, list) and isinstance(actual, list):
+        if len(expected) != len(actual):
+            # an extra or missing item: say so first, then where the lists part ways
+            index = next((i for i, (e, a) in enumerate(zip(expected, actual, strict=False))
+                          if first_difference(e, a) is not None), min(len(expected), len(actual)))
+            got = _short(actual[index]) if index < len(actual) else "nothing"
+            want = _short(expected[index]) if index < len(expected) else "nothing"
+            return (f"{at or '/'}: expected {len(expected)} items, got {len(actual)}; first "
+                    f"difference at {at}/{index}: expected {want}, got {got}")
         for index, (e, a) in enumerate(zip(expected, actual, strict=False)):
             if diff := first_difference(e, a, f"{at}/{index}"):
                 return diff
-        if len(expected) != len(actual):
-            return f"{at or '/'}: expected {len(expected)} items, got {len(actual)}"
         return None
     if type(expected) is not type(actual) or expected != actual:
         return f"{at or '/'}: expected {_short(expected)}, got {_short(actual)}"

@@ -72,7 +72,7 @@ border-radius:.25rem;font-size:.8rem;text-decoration:none;border:1px solid trans
 .v-rec,.v-ok{background:#dafbe1;color:#116329}.v-no{background:#ffebe9;color:#a40e26}
 .v-none{background:#fff8c5;color:#7d4e00}
 .banner{border:2px solid #d4a72c;background:#fff8c5;padding:.6rem 1rem;margin:1rem 0}
-.muted{color:#57606a}.lvl{font-weight:600}.dec{font-size:.75rem;border:1px solid #8c959f;
+.muted{color:#57606a}.lvl{font-weight:600}td code{white-space:nowrap}.dec{font-size:.75rem;border:1px solid #8c959f;
 border-radius:.3rem;padding:0 .3rem;margin-left:.3rem;color:#57606a}
 details.case{border:1px solid #d0d7de;border-radius:.4rem;margin:.4rem 0;padding:.3rem .6rem}
 details.case[open]{background:#fcfcfd}details.case:target{outline:3px solid #54aeff}
