@@ -10,6 +10,8 @@ Feature: Chunk-free session persistence
   text), a tool call ("call-1 read_file {...}": id, name, arguments) or a tool result
   ("call-1 <text>"). A "model" row is one chunk of a model stream: a text, reasoning or tool
   call delta, a usage report, or the finish (stop, tool-calls, max-tokens, aborted or error).
+  A loaded transcript marks an assistant entry holding partial output "partial", whether the
+  implementation kept it as a failed attempt or as an interrupted message (both are allowed).
   Consecutive model rows form one stream; a stream ends with its finish. The first tool call
   delta of a call is "id name arguments-fragment", later ones "id arguments-fragment". In a
   session log table, each row is one event with its seq; the value is read the same way, an
@@ -144,7 +146,7 @@ Feature: Chunk-free session persistence
     And loading the recorded log shows:
       | role      | status   | content               |
       | user      |          | Write a poem          |
-      | assistant | failed   | text "Roses are"      |
+      | assistant | partial  | text "Roses are"      |
       | assistant | complete | text "Roses are red." |
 
   @CFP-018 @CFP-019 @CFP-D007
@@ -168,7 +170,7 @@ Feature: Chunk-free session persistence
     And loading the recorded log shows:
       | role      | status      | content                                              |
       | user      |             | Check README.md                                      |
-      | assistant | interrupted | text "I will read" + tool call call-7 read_file {"pa |
+      | assistant | partial     | text "I will read" + tool call call-7 read_file {"pa |
 
   @CFP-020 @CFP-009
   Scenario: A max-token step that produced nothing needs no assistant message
