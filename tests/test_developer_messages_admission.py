@@ -23,8 +23,7 @@ from harness.targets import InProcessTarget
 from harness.vectors import Case, load_file
 from reference_impl import developer_messages as dm
 from reference_impl import developer_projection as projection
-from reference_impl import model
-from reference_impl import session_log
+from reference_impl import model, session_log
 from reference_impl.ops import OPERATIONS
 from reference_impl.session_ext_developer_messages import DeveloperAdmission
 

@@ -72,8 +72,9 @@ border-radius:.25rem;font-size:.8rem;text-decoration:none;border:1px solid trans
 .v-rec,.v-ok{background:#dafbe1;color:#116329}.v-no{background:#ffebe9;color:#a40e26}
 .v-none{background:#fff8c5;color:#7d4e00}
 .banner{border:2px solid #d4a72c;background:#fff8c5;padding:.6rem 1rem;margin:1rem 0}
-.muted{color:#57606a}.lvl{font-weight:600}td code{white-space:nowrap}.dec{font-size:.75rem;border:1px solid #8c959f;
+.muted{color:#57606a}.lvl{font-weight:600}.dec{font-size:.75rem;border:1px solid #8c959f;
 border-radius:.3rem;padding:0 .3rem;margin-left:.3rem;color:#57606a}
+td code{white-space:nowrap}
 details.case{border:1px solid #d0d7de;border-radius:.4rem;margin:.4rem 0;padding:.3rem .6rem}
 details.case[open]{background:#fcfcfd}details.case:target{outline:3px solid #54aeff}
 details.case summary{cursor:pointer}
@@ -259,6 +260,13 @@ def _details(index: int, case: CaseResult) -> str:
     return "".join(parts)
 
 
+def _audit_timeline(run: Run) -> str:
+    """The per-conversation timeline of an ``agent-tck audit`` run ("" for other runs)."""
+    from harness.audit.timeline import render_section
+
+    return render_section(run)
+
+
 def render(run: Run) -> str:
     """The run as one self-contained HTML page."""
     detailed = [c for c in run.cases if c.status in _DETAILED]
@@ -281,6 +289,7 @@ def render(run: Run) -> str:
         _banners(run),
         _facts(run),
         "<h2>Verdicts</h2>", _verdicts(run),
+        _audit_timeline(run),
         "<h2>Rules</h2>",
         '<p class="muted">Each rule of the run, its status over the cases citing it, and one '
         "chip per case (failing ones link to their details below).</p>",

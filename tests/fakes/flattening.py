@@ -24,8 +24,9 @@ def flatten(history: list) -> list:
                 if isinstance(b, dict) and b.get("type") == "reasoning" else b
                 for b in message["content"]
             ]
-            message = {**message, "content": content}
-        out.append(message)
+            out.append({**message, "content": content})
+        else:
+            out.append(message)
     return out
 
 

@@ -1,0 +1,331 @@
+"""Benchmarks of the proxy audit (issue 7 acceptance). Not a test: it prints figures.
+
+    .venv/bin/python benchmarks/bench_audit.py [--quick] [--only a|b|c]
+
+(a) throughput of the pure rules (wire.check plus conversation tracking) in MB/s of request
+    JSON, beside plain ``json.loads`` of the same bodies (goal: at least half of parse speed);
+(b) a 500-turn conversation against a 50-turn one: the last request alone (its time ratio
+    should be near its byte ratio, ~10, not ~100) and the whole capture (time per byte flat);
+(c) mitmdump with the audit addon beside plain mitmdump on ~200 KB requests: p50 latency and
+    requests per second, as ratios (goal: at least 0.9).
+
+Timings are medians of several repeats; the machine's noise shows in their spread.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from harness.audit.engine import RECENT_AUDITS  # noqa: E402
+from harness.commands.audit import find_mitmdump, mitmdump_command  # noqa: E402
+from reference_impl.conversations import ConversationTracker  # noqa: E402
+from reference_impl.wire_rules import audit_exchange  # noqa: E402
+
+WORDS = [
+    "the", "of", "and", "a", "to", "in", "is", "you", "that", "it", "was", "for", "on", "are",
+    "as", "with", "they", "at", "be", "this", "have", "from", "or", "one", "had", "by", "word",
+    "but", "not", "what", "all", "were", "we", "when", "your", "can", "said", "there", "use",
+    "an", "each", "which", "she", "do", "how", "their", "if", "will", "up", "other", "about",
+    "out", "many", "then", "them", "these", "so",
+]
+RNG = random.Random(7)
+
+
+def prose(n: int) -> str:
+    return " ".join(RNG.choice(WORDS) for _ in range(n))
+
+
+SYSTEM = prose(400)
+TOOLS = [{"name": name, "description": prose(40), "input_schema": {
+    "type": "object", "properties": {"arg": {"type": "string", "description": prose(8)}},
+    "required": ["arg"]}} for name in ("bash", "read_file", "edit_file", "grep", "send_message")]
+TOOLS[-1]["input_schema"] = {"type": "object", "required": ["agent_id", "message"], "properties": {
+    "agent_id": {"type": "string"}, "message": {"type": "string"}}}
+
+
+def agent_conversation(turns: int, result_words: int = 300,
+                       context_words: int = 120) -> list[bytes]:
+    """The request bodies of one coding-agent conversation (Messages), each turn a tool call
+    and its result, with a cache_control breakpoint moved forward every turn. The first user
+    message holds ``context_words`` words (a task with pasted context)."""
+    messages: list[dict[str, Any]] = []
+    bodies = []
+    for t in range(turns):
+        if t == 0:
+            messages.append({"role": "user", "content": [{"type": "text",
+                                                          "text": prose(context_words)}]})
+        else:
+            messages.append({"role": "user", "content": [{
+                "type": "tool_result", "tool_use_id": f"toolu_{t - 1:04d}",
+                "content": [{"type": "text", "text": prose(result_words)}]}]})
+        for m in messages:  # the breakpoint sits on the last message only
+            if isinstance(m["content"], list):
+                for b in m["content"]:
+                    b.pop("cache_control", None)
+        messages[-1]["content"][-1]["cache_control"] = {"type": "ephemeral"}
+        bodies.append(json.dumps({"model": "claude-bench", "max_tokens": 4096,
+                                  "system": SYSTEM, "tools": TOOLS, "stream": True,
+                                  "messages": messages}).encode())
+        messages.append({"role": "assistant", "content": [
+            {"type": "thinking", "thinking": prose(60), "signature": "sig"},
+            {"type": "text", "text": prose(40)},
+            {"type": "tool_use", "id": f"toolu_{t:04d}", "name": "bash",
+             "input": {"arg": prose(12)}}]})
+    return bodies
+
+
+def exchange(body: Any, url: str = "http://127.0.0.1/v1/messages") -> dict[str, Any]:
+    return {"method": "POST", "url": url, "request": {"body": body}, "response": None}
+
+
+class PureAudit:
+    """The pure part of what harness.audit.engine.Auditor does per request: the wire rules
+    (carrying findings over from recent requests) and conversation tracking."""
+
+    def __init__(self) -> None:
+        self.tracker = ConversationTracker()
+        self.recent: list[Any] = []
+
+    def observe(self, ref: int, x: dict[str, Any]) -> None:
+        audit = audit_exchange(x, previous=reversed(self.recent))
+        self.recent = [*self.recent[-(RECENT_AUDITS - 1):], audit]
+        self.tracker.observe(ref, x)
+
+
+def median_time(fn: Callable[[], Any], repeats: int) -> tuple[float, float]:
+    times = []
+    for _ in range(repeats):
+        started = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - started)
+    return statistics.median(times), (max(times) - min(times))
+
+
+# --- (a) ----------------------------------------------------------------------------------------
+
+
+def bench_throughput(quick: bool) -> dict[str, float]:
+    bodies: list[bytes] = []
+    for turns in ((40, 60) if quick else (60, 120, 80)):
+        bodies += agent_conversation(turns)
+    total = sum(len(b) for b in bodies)
+    parsed = [json.loads(b) for b in bodies]
+
+    def parse() -> None:
+        for b in bodies:
+            json.loads(b)
+
+    def audit() -> None:
+        pure = PureAudit()
+        for i, body in enumerate(parsed):
+            pure.observe(i, exchange(body))
+
+    repeats = 3 if quick else 7
+    t_parse, s_parse = median_time(parse, repeats)
+    t_audit, s_audit = median_time(audit, repeats)
+    mb = total / 1e6
+    print(f"(a) throughput over {len(bodies)} requests, {mb:.1f} MB of request JSON")
+    print(f"    json.loads        {mb / t_parse:8.0f} MB/s  (median {t_parse * 1000:.0f} ms, "
+          f"spread {s_parse * 1000:.0f} ms)")
+    print(f"    rules + tracking  {mb / t_audit:8.0f} MB/s  (median {t_audit * 1000:.0f} ms, "
+          f"spread {s_audit * 1000:.0f} ms)")
+    print(f"    audit speed / parse speed = {t_parse / t_audit:.2f}  (goal >= 0.5)")
+    return {"parse_mb_s": mb / t_parse, "audit_mb_s": mb / t_audit,
+            "ratio": t_parse / t_audit}
+
+
+# --- (b) ----------------------------------------------------------------------------------------
+
+
+def bench_scaling(quick: bool) -> dict[str, float]:
+    short, long = (50, 500)
+    out: dict[str, float] = {}
+    lasts: dict[int, tuple[float, int]] = {}
+    wholes: dict[int, tuple[float, int]] = {}
+    for turns in (short, long):
+        bodies = agent_conversation(turns, result_words=40)
+        parsed = [json.loads(b) for b in bodies]
+
+        def whole(parsed: list[Any] = parsed) -> PureAudit:
+            pure = PureAudit()
+            for i, body in enumerate(parsed):
+                pure.observe(i, exchange(body))
+            return pure
+
+        repeats = 3 if quick else 5
+        t_whole, _ = median_time(whole, repeats)
+        wholes[turns] = (t_whole, sum(len(b) for b in bodies))
+        # the last request alone, on a tracker that has seen the others
+        samples = []
+        for _ in range(repeats):
+            pure = PureAudit()
+            for i, body in enumerate(parsed[:-1]):
+                pure.observe(i, exchange(body))
+            x = exchange(parsed[-1])
+            started = time.perf_counter()
+            pure.observe(len(parsed) - 1, x)
+            samples.append(time.perf_counter() - started)
+        lasts[turns] = (statistics.median(samples), len(bodies[-1]))
+    lt, lb = lasts[long][0] / lasts[short][0], lasts[long][1] / lasts[short][1]
+    wt, wb = wholes[long][0] / wholes[short][0], wholes[long][1] / wholes[short][1]
+    print(f"(b) a {long}-turn conversation against a {short}-turn one")
+    print(f"    last request: {lasts[short][0] * 1000:.2f} ms for {lasts[short][1] / 1e3:.0f} KB"
+          f" vs {lasts[long][0] * 1000:.2f} ms for {lasts[long][1] / 1e3:.0f} KB: "
+          f"time x{lt:.1f} for bytes x{lb:.1f}  (linear: near {lb:.0f}, quadratic: near "
+          f"{lb * lb:.0f})")
+    per_mb = [wholes[t][0] / wholes[t][1] * 1e9 for t in (short, long)]
+    print(f"    whole capture: {wholes[short][0] * 1000:.0f} ms for {wholes[short][1] / 1e6:.1f} "
+          f"MB vs {wholes[long][0] * 1000:.0f} ms for {wholes[long][1] / 1e6:.1f} MB: time "
+          f"x{wt:.1f} for bytes x{wb:.1f}  (time per MB {per_mb[0]:.1f} vs {per_mb[1]:.1f} ms)")
+    out.update(last_time_ratio=lt, last_bytes_ratio=lb, whole_time_ratio=wt,
+               whole_bytes_ratio=wb)
+    return out
+
+
+# --- (c) ----------------------------------------------------------------------------------------
+
+
+REPLY = json.dumps({"id": "msg_bench", "type": "message", "role": "assistant",
+                    "content": [{"type": "text", "text": "ok"}], "stop_reason": "end_turn",
+                    "usage": {"input_tokens": 1, "output_tokens": 1}}).encode()
+
+
+class _Upstream(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def do_POST(self) -> None:
+        length = int(self.headers.get("content-length", "0"))
+        self.rfile.read(length)
+        self.send_response(200)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(REPLY)))
+        self.end_headers()
+        self.wfile.write(REPLY)
+
+    def log_message(self, *args: Any) -> None:
+        return None
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _wait(port: int, timeout: float = 30) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), 0.2).close()
+            return
+        except OSError:
+            time.sleep(0.1)
+    raise TimeoutError(port)
+
+
+def _proxy(upstream: str, addon: bool, tmp: Path) -> Iterator[int]:
+    port = _free_port()
+    cmd = mitmdump_command(mitmdump=find_mitmdump(None), mode="reverse", upstream=upstream,
+                           host="127.0.0.1", port=port, confdir=tmp / f"conf{addon}",
+                           report_dir=tmp / "reports", name="bench", max_body=None)
+    if not addon:
+        cmd = cmd[:cmd.index("-s")]  # the same proxy, without the addon and its options
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        _wait(port)
+        yield port
+    finally:
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.wait(60)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+def bench_proxy(quick: bool) -> dict[str, float]:
+    import httpx2 as httpx
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Upstream)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    upstream = f"http://127.0.0.1:{server.server_address[1]}"
+    n = 60 if quick else 200
+    # requests of ~200 KB: ten conversations, interleaved, each opening with ~190 KB of
+    # context and growing by a short tool round per turn
+    conversations = [agent_conversation(n // 10, result_words=20, context_words=44_000)
+                     for _ in range(10)]
+    bodies = [conv[t] for t in range(n // 10) for conv in conversations]
+    sizes = [len(b) for b in bodies]
+    results: dict[bool, tuple[float, float]] = {}
+    with tempfile.TemporaryDirectory() as tmp_name:
+        tmp = Path(tmp_name)
+        for addon in (False, True, False, True):  # interleaved, to spread machine noise
+            gen = _proxy(upstream, addon, tmp)
+            port = next(gen)
+            latencies = []
+            with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=60) as client:
+                for body in bodies[:5]:  # warm up
+                    client.post("/v1/messages", content=body)
+                started = time.perf_counter()
+                for body in bodies:
+                    t0 = time.perf_counter()
+                    r = client.post("/v1/messages", content=body,
+                                    headers={"content-type": "application/json"})
+                    latencies.append(time.perf_counter() - t0)
+                    assert r.status_code == 200, r.status_code
+                total = time.perf_counter() - started
+            for _ in gen:
+                pass
+            p50 = statistics.median(latencies)
+            prev = results.get(addon)
+            if prev is None or p50 < prev[0]:
+                results[addon] = (p50, len(bodies) / total)
+    server.shutdown()
+    (p_plain, r_plain), (p_addon, r_addon) = results[False], results[True]
+    print(f"(c) mitmdump reverse proxy, {len(bodies)} requests of {min(sizes) / 1e3:.0f}-"
+          f"{max(sizes) / 1e3:.0f} KB (10 conversations), sequential, keep-alive")
+    print(f"    plain mitmdump:  p50 {p_plain * 1000:6.2f} ms, {r_plain:6.1f} req/s")
+    print(f"    with the addon:  p50 {p_addon * 1000:6.2f} ms, {r_addon:6.1f} req/s")
+    print(f"    latency ratio (plain/addon) = {p_plain / p_addon:.2f}, throughput ratio "
+          f"(addon/plain) = {r_addon / r_plain:.2f}  (goal >= 0.9)")
+    return {"p50_plain_ms": p_plain * 1000, "p50_addon_ms": p_addon * 1000,
+            "rps_plain": r_plain, "rps_addon": r_addon,
+            "latency_ratio": p_plain / p_addon, "throughput_ratio": r_addon / r_plain}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="fewer requests and repeats")
+    parser.add_argument("--only", choices=("a", "b", "c"), action="append")
+    parser.add_argument("--json", action="store_true", help="also print the figures as JSON")
+    args = parser.parse_args()
+    chosen = args.only or ["a", "b", "c"]
+    figures: dict[str, Any] = {}
+    if "a" in chosen:
+        figures["a"] = bench_throughput(args.quick)
+    if "b" in chosen:
+        figures["b"] = bench_scaling(args.quick)
+    if "c" in chosen:
+        figures["c"] = bench_proxy(args.quick)
+    if args.json:
+        print(json.dumps(figures, indent=2))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,21 @@
+"""``agent-tck audit``: rule violations of a live agent, read off its provider traffic.
+
+The rules themselves are pure functions in :mod:`reference_impl.wire_rules` and
+:mod:`reference_impl.conversations`; this package only moves data in and out (STYLE 1, 7):
+
+=====================  ========================================================================
+module                 role
+=====================  ========================================================================
+``capture``            a captured exchange as bytes (:class:`RawExchange`) and its decoding into
+                       the JSON exchange the rules read (content-encoding, JSON, SSE, limits)
+``readers``            offline captures: mitmproxy flow files, HAR, the JSONL capture format
+``engine``             :class:`Auditor`: exchanges in, findings, conversations and notes out;
+                       an exception inside a rule is a reported value
+``redact``             the salted secret scrubber every artifact goes through
+``report``             audit results -> the runner's report files (and ``audit.json``)
+``timeline``           the per-conversation timeline section of report.html
+``addon``              the mitmproxy addon, a thin shell (``mitmdump -s harness/audit/addon.py``)
+=====================  ========================================================================
+
+docs/AUDIT.md is the operator guide.
+"""

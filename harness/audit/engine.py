@@ -1,0 +1,172 @@
+"""The audit engine: captured exchanges in, findings, conversations and notes out.
+
+:class:`Auditor` is fed one :class:`~harness.audit.capture.RawExchange` at a time (by the
+mitmproxy addon as flows complete, or by ``agent-tck audit --read``). For each it decodes the
+bodies, runs the pure wire rules (:func:`reference_impl.wire_rules.audit_exchange`) and places
+the request in a conversation (:class:`reference_impl.conversations.ConversationTracker`).
+It never raises: a check that throws becomes a :class:`~reference_impl.wire_rules.CheckError`
+on that exchange, and so does a failure of decoding or tracking. Only summaries are kept
+(method, URL, status, findings), never bodies, so memory stays small on long captures.
+"""
+
+from __future__ import annotations
+
+import time
+import traceback
+from collections import deque
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit
+
+from harness.audit.capture import DEFAULT_MAX_BODY, RawExchange, to_exchange
+from reference_impl.conversations import Conversation, ConversationTracker
+from reference_impl.wire_rules import (
+    WIRE_CHECKS,
+    CheckError,
+    ExchangeAudit,
+    Finding,
+    audit_exchange,
+    dialect_of,
+)
+
+#: recent audits kept to carry findings over to the next request of a conversation (each holds
+#: a reference to its request's messages: memory is bounded by this many requests)
+RECENT_AUDITS = 16
+
+#: rules a conversation placement checks (see reference_impl.conversations)
+CONVERSATION_RULES: tuple[str, ...] = tuple(
+    dict.fromkeys((*WIRE_CHECKS["conversation-prefix"], *WIRE_CHECKS["conversation-head"]))
+)
+
+
+@dataclass(frozen=True)
+class ExchangeResult:
+    """What the audit learnt from one exchange (no bodies)."""
+
+    index: int
+    ref: str
+    method: str
+    url: str
+    status: int | None
+    error: str | None
+    started: float | None
+    dialect: str | None  # None: not LLM traffic (ignored) or not auditable
+    conversation: str | None = None
+    placement: str | None = None  # new | continuation | fork
+    parent: str | None = None
+    checked: tuple[str, ...] = ()
+    findings: tuple[Finding, ...] = ()
+    errors: tuple[CheckError, ...] = ()
+    notes: tuple[str, ...] = ()
+    duration_ms: float = 0.0
+
+    @property
+    def path(self) -> str:
+        try:
+            return urlsplit(self.url).path or "/"
+        except ValueError:
+            return self.url
+
+
+@dataclass(frozen=True)
+class AuditResult:
+    exchanges: tuple[ExchangeResult, ...]
+    conversations: tuple[Conversation, ...]
+    ignored: int  # non-LLM exchanges passed through and not audited
+    notes: tuple[str, ...] = ()  # capture-level notes (a damaged record...)
+
+    @property
+    def audited(self) -> tuple[ExchangeResult, ...]:
+        return tuple(x for x in self.exchanges if x.dialect is not None)
+
+    @property
+    def findings(self) -> list[tuple[ExchangeResult, Finding]]:
+        return [(x, f) for x in self.exchanges for f in x.findings]
+
+    @property
+    def exit_code(self) -> int:
+        """1 when an error-severity finding exists, else 0."""
+        return 1 if any(f.severity == "error" for _, f in self.findings) else 0
+
+
+@dataclass
+class Auditor:
+    """Feed exchanges with :meth:`observe`; read the result with :meth:`result`."""
+
+    max_body: int = DEFAULT_MAX_BODY
+    _tracker: ConversationTracker = field(default_factory=ConversationTracker)
+    _recent: deque[ExchangeAudit] = field(default_factory=lambda: deque(maxlen=RECENT_AUDITS))
+    _results: list[ExchangeResult] = field(default_factory=list)
+    _notes: list[str] = field(default_factory=list)
+    _ignored: int = 0
+
+    def note(self, message: str) -> None:
+        self._notes.append(message)
+
+    def observe(self, raw: RawExchange) -> ExchangeResult:
+        started = time.perf_counter()
+        index = len(self._results)
+        status = raw.response.status if raw.response is not None else None
+        base = {"index": index, "ref": raw.ref, "method": raw.method.upper(), "url": raw.url,
+                "status": status, "error": raw.error, "started": raw.started}
+        probe = {"method": raw.method, "url": raw.url}
+        dialect = dialect_of(probe)
+        if dialect is None:
+            self._ignored += 1
+            result = ExchangeResult(**base, dialect=None)
+            self._results.append(result)
+            return result
+        try:
+            result = self._audit(raw, base, dialect)
+        except Exception as exc:  # decoding or bookkeeping failed: contained and reported
+            result = ExchangeResult(**base, dialect=dialect, errors=(CheckError(
+                "audit", (), f"{type(exc).__name__}: {exc}",
+                tuple(traceback.format_exc().splitlines()[-12:])),))
+        result = _with_duration(result, started)
+        self._results.append(result)
+        return result
+
+    def _audit(self, raw: RawExchange, base: dict[str, Any], dialect: str) -> ExchangeResult:
+        decoded = to_exchange(raw, self.max_body)
+        if decoded.exchange is None:
+            return ExchangeResult(**base, dialect=dialect, notes=decoded.notes)
+        audit = audit_exchange(decoded.exchange, previous=reversed(self._recent))
+        if audit.messages is not None and not audit.errors:
+            self._recent.append(audit)
+        findings = list(audit.findings)
+        errors = list(audit.errors)
+        checked = list(audit.checked)
+        conversation = placement = parent = None
+        try:
+            placed = self._tracker.observe(base["index"], decoded.exchange)
+        except Exception as exc:  # a tracker bug must not end the audit
+            errors.append(CheckError("conversation", CONVERSATION_RULES,
+                                     f"{type(exc).__name__}: {exc}",
+                                     tuple(traceback.format_exc().splitlines()[-12:])))
+            checked.extend(CONVERSATION_RULES)
+        else:
+            if placed is not None:
+                conversation, placement, parent = (placed.conversation, placed.kind,
+                                                   placed.parent)
+                findings.extend(placed.findings)
+                checked.extend(CONVERSATION_RULES)
+        return ExchangeResult(
+            **base, dialect=dialect, conversation=conversation, placement=placement,
+            parent=parent, checked=tuple(sorted(set(checked))),
+            findings=tuple(sorted(set(findings))), errors=tuple(errors), notes=decoded.notes,
+        )
+
+    def observe_all(self, items: Iterable[RawExchange]) -> None:
+        for raw in items:
+            self.observe(raw)
+
+    def result(self) -> AuditResult:
+        return AuditResult(tuple(self._results), self._tracker.result().conversations,
+                           self._ignored, tuple(self._notes))
+
+
+def _with_duration(result: ExchangeResult, started: float) -> ExchangeResult:
+    from dataclasses import replace
+
+    return replace(result, duration_ms=round((time.perf_counter() - started) * 1000, 3))

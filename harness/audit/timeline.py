@@ -1,0 +1,103 @@
+"""The per-conversation timeline of an audit, as a section of report.html.
+
+Rendered from the parsed results stream alone (like every view): the audit's case records
+carry, in ``input``, the exchange index, time, method, URL, status and the conversation the
+request was placed in. One table per conversation lists its requests in order with their
+placement (new, continuation, fork) and the rules that failed on them.
+
+harness/reports/html.py renders it before the "Rules" heading, so ``agent-tck report``
+re-renders it too; it uses only that page's own CSS classes, so the page's
+Content-Security-Policy still holds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from harness.reports.html import h
+from harness.reports.stream import CaseResult, Run
+
+MAX_ROWS = 2000
+
+
+def _exchanges(run: Run) -> dict[int, list[CaseResult]]:
+    out: dict[int, list[CaseResult]] = {}
+    for case in run.cases:
+        inp = case.input
+        if case.operation.startswith("wire.") and isinstance(inp, Mapping) and isinstance(
+            inp.get("exchange"), int
+        ):
+            out.setdefault(inp["exchange"], []).append(case)
+    return dict(sorted(out.items()))
+
+
+def _findings_cell(cases: list[CaseResult]) -> str:
+    bad = [c for c in cases if c.status in ("fail", "errored")]
+    notes = [c.message for c in cases if c.status == "not-applicable" and c.message]
+    parts = []
+    for case in bad:
+        rule = ", ".join(case.rules) or "audit"
+        label = "✗" if case.status == "fail" else "⚠ errored"
+        parts.append(f'<span class="st st-{case.status}">{label} {h(rule)}</span> '
+                     f'<span class="muted">{h(case.message)}</span>')
+    for note in notes:
+        parts.append(f'<span class="st st-not-applicable">– note</span> '
+                     f'<span class="muted">{h(note)}</span>')
+    if not parts:
+        passed = sum(1 for c in cases if c.status == "pass")
+        return f'<span class="st st-pass">✓ {passed} rules pass</span>'
+    return "<br>".join(parts)
+
+
+def render_section(run: Run) -> str:
+    """The "Conversations" section (an HTML fragment), or ``""`` for a run without audit
+    records."""
+    by_exchange = _exchanges(run)
+    if not by_exchange:
+        return ""
+    groups: dict[str, list[tuple[int, list[CaseResult]]]] = {}
+    parents: dict[str, Any] = {}
+    for index, cases in by_exchange.items():
+        inp = cases[0].input
+        conv = inp.get("conversation") or "not placed"
+        groups.setdefault(conv, []).append((index, cases))
+        if inp.get("placement") == "fork" and conv not in parents:
+            parents[conv] = inp.get("parent")
+    parts = [
+        '<h2 id="conversations">Conversations</h2>',
+        '<p class="muted">Requests grouped by content into conversations (no client '
+        "cooperation), in capture order; a fork inherits its parent's head and messages. "
+        "Each row names the rules that failed on that request.</p>",
+    ]
+    rows = 0
+    for conv, members in groups.items():
+        fails = sum(1 for _, cs in members for c in cs if c.status == "fail")
+        fork = f" · fork of {h(parents[conv])}" if conv in parents else ""
+        summary = (f"<strong>{h(conv)}</strong> · {len(members)} request"
+                   f"{'s' if len(members) != 1 else ''}{fork} · "
+                   + (f'<span class="st st-fail">✗ {fails} failing</span>' if fails
+                      else '<span class="st st-pass">✓ no finding</span>'))
+        parts.append(f'<details class="case" open><summary>{summary}</summary>')
+        parts.append("<table><thead><tr><th>#</th><th>time</th><th>request</th>"
+                     "<th>placement</th><th>findings</th></tr></thead><tbody>")
+        for index, cases in members:
+            rows += 1
+            if rows > MAX_ROWS:
+                break
+            inp = cases[0].input
+            status = inp.get("status")
+            status_text = str(status) if status is not None else (
+                f"no response: {inp.get('error')}" if inp.get("error") else "no response")
+            parts.append(
+                f"<tr><td>{index}</td><td>{h(inp.get('time') or '')}</td>"
+                f"<td><code>{h(inp.get('method', ''))} {h(inp.get('url', ''))}</code> → "
+                f"{h(status_text)}</td><td>{h(inp.get('placement') or '')}</td>"
+                f"<td>{_findings_cell(cases)}</td></tr>"
+            )
+        parts.append("</tbody></table></details>")
+        if rows > MAX_ROWS:
+            parts.append(f'<p class="muted">… the timeline stops at {MAX_ROWS} requests; '
+                         "every request is in results.jsonl.</p>")
+            break
+    return "".join(parts)

@@ -1,0 +1,238 @@
+"""``agent-tck audit``: rule violations read off an agent's provider traffic.
+
+Live, as a reverse proxy the agent's base URL points at (no certificate needed)::
+
+    agent-tck audit --listen 127.0.0.1:8080 --upstream https://api.anthropic.com
+
+or offline, over recorded traffic (mitmproxy flow files, HAR, the JSONL capture format)::
+
+    agent-tck audit --read capture.har more.flows
+
+Both write the runner's report files (results.jsonl, junit.xml, summary.md, report.html with a
+per-conversation timeline, badges) plus audit.json into ``--report-dir``; ``--format json``
+prints audit.json on stdout. Exit 1 when an error-severity finding exists, 0 otherwise, 2 on a
+usage or capture error. docs/AUDIT.md is the operator guide.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import IO, Any
+
+from harness.errors import HarnessError
+
+DEFAULT_REPORT_DIR = Path("reports") / "audit"
+ADDON = Path(__file__).resolve().parent.parent / "audit" / "addon.py"
+
+
+def register(subparsers: Any) -> None:
+    p = subparsers.add_parser(
+        "audit",
+        help="audit an agent's provider traffic (live proxy or recorded captures)",
+        description="Audit an LLM agent's provider traffic against the rule catalogue: live "
+                    "through mitmproxy (--listen/--upstream), or offline (--read).",
+    )
+    source = p.add_mutually_exclusive_group(required=True)
+    source.add_argument("--read", nargs="+", type=Path, metavar="FILE",
+                        help="audit recorded traffic: mitmproxy flow files, HAR files, "
+                             "JSONL captures (docs/AUDIT.md)")
+    source.add_argument("--listen", metavar="[HOST:]PORT",
+                        help="run an audit proxy here (host 127.0.0.1 unless given)")
+    p.add_argument("--upstream", metavar="URL",
+                   help="reverse mode: the provider base URL requests are forwarded to, "
+                        "e.g. https://api.anthropic.com")
+    p.add_argument("--mode", choices=("reverse", "regular"), default=None,
+                   help="proxy mode (default: reverse when --upstream is given, else regular; "
+                        "regular mode needs the agent to trust the CA in --confdir)")
+    p.add_argument("--confdir", type=Path, metavar="DIR",
+                   help="mitmproxy's configuration and CA folder (default: a fresh temporary "
+                        "one, removed afterwards; give a stable one for regular mode)")
+    p.add_argument("--mitmdump", metavar="PATH",
+                   help="the mitmdump to run (default: beside this Python, else on PATH)")
+    p.add_argument("--report-dir", type=Path, default=DEFAULT_REPORT_DIR, metavar="DIR",
+                   help=f"where the reports go (default {DEFAULT_REPORT_DIR})")
+    p.add_argument("--format", choices=("text", "json"), default="text",
+                   help="json: print audit.json on stdout (for machines)")
+    p.add_argument("--name", default="audited agent", help="the agent's label in the reports")
+    p.add_argument("--max-body", type=int, default=None, metavar="BYTES",
+                   help="largest decoded body the audit reads (default 64 MiB); larger ones "
+                        "are noted, not audited")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.read:
+        if args.upstream or args.mode or args.confdir or args.mitmdump:
+            raise HarnessError("USAGE", "--upstream, --mode, --confdir and --mitmdump go with "
+                                        "--listen, not --read")
+        return read_command(args.read, args.report_dir, fmt=args.format, name=args.name,
+                            max_body=args.max_body, out=sys.stdout, err=sys.stderr)
+    return proxy_command(args, out=sys.stdout, err=sys.stderr)
+
+
+# --- offline -------------------------------------------------------------------------------------
+
+
+def read_command(files: list[Path], report_dir: Path, *, fmt: str = "text",
+                 name: str = "audited agent", max_body: int | None = None,
+                 out: IO[str], err: IO[str]) -> int:
+    from harness.audit.engine import Auditor
+    from harness.audit.readers import CaptureNote, read_capture
+    from harness.audit.redact import Scrubber
+    from harness.audit.report import to_json, write_reports
+
+    auditor = Auditor() if max_body is None else Auditor(max_body=max_body)
+    scrub = Scrubber()
+    for path in files:
+        for item in read_capture(path):
+            if isinstance(item, CaptureNote):
+                auditor.note(f"{item.ref}: {item.message}")
+            else:
+                auditor.observe(item)
+    result = auditor.result()
+    source = "agent-tck audit --read " + " ".join(p.name for p in files)
+    paths = write_reports(report_dir, result, source=source, name=name, scrub=scrub)
+    if fmt == "json":
+        json.dump(to_json(result, source=source, scrub=scrub), out, indent=2,
+                  ensure_ascii=False)
+        out.write("\n")
+    else:
+        print_text(result, paths, scrub, out)
+    for note in result.notes:
+        err.write(scrub.text(f"agent-tck audit: note: {note}") + "\n")
+    return result.exit_code
+
+
+def print_text(result: Any, paths: dict[str, Path], scrub: Any, out: IO[str]) -> None:
+    for x in result.audited:
+        where = f" [{x.conversation} {x.placement}]" if x.conversation else ""
+        for f in x.findings:
+            out.write(scrub.text(f"#{x.index} {x.method} {x.path}{where}: {f.severity} "
+                                 f"{f.rule} at {f.pointer}: {f.message}") + "\n")
+        for e in x.errors:
+            out.write(scrub.text(f"#{x.index} {x.method} {x.path}{where}: check {e.check} "
+                                 f"raised {e.error}") + "\n")
+        for note in x.notes:
+            out.write(scrub.text(f"#{x.index} {x.method} {x.path}{where}: note: {note}") + "\n")
+    errors = sum(1 for _, f in result.findings if f.severity == "error")
+    warnings = sum(1 for _, f in result.findings if f.severity == "warning")
+    out.write(f"audited {len(result.audited)} LLM requests in {len(result.conversations)} "
+              f"conversations ({result.ignored} other requests ignored): {errors} errors, "
+              f"{warnings} warnings\n")
+    out.write("reports: " + ", ".join(str(p) for k, p in paths.items()
+                                      if not k.startswith("badges/")) + "\n")
+
+
+# --- live ----------------------------------------------------------------------------------------
+
+
+def parse_listen(value: str) -> tuple[str, int]:
+    host, sep, port = value.rpartition(":")
+    if not sep:
+        host, port = "127.0.0.1", value
+    host = host.strip("[]") or "127.0.0.1"
+    try:
+        number = int(port)
+    except ValueError:
+        raise HarnessError("USAGE", f"--listen {value!r}: expected [HOST:]PORT") from None
+    if not 0 < number < 65536:
+        raise HarnessError("USAGE", f"--listen {value!r}: port out of range")
+    return host, number
+
+
+def find_mitmdump(explicit: str | None) -> str:
+    if explicit:
+        return explicit
+    beside = Path(sys.executable).parent / "mitmdump"
+    if beside.exists():
+        return str(beside)
+    found = shutil.which("mitmdump")
+    if found:
+        return found
+    raise HarnessError("AUDIT_NEEDS_MITMPROXY", "mitmdump not found: pip install "
+                       "'agent-tck[proxy]' or give --mitmdump PATH")
+
+
+def mitmdump_command(*, mitmdump: str, mode: str, upstream: str | None, host: str, port: int,
+                     confdir: Path, report_dir: Path, name: str, max_body: int | None) -> list[str]:
+    """The mitmdump command line: reverse (or regular) mode, lazy upstream connections, our
+    own confdir, the addon; never ``-w`` or ``hardump``, and no flow dump on the terminal."""
+    spec = f"reverse:{upstream}" if mode == "reverse" else "regular"
+    source = f"proxy {host}:{port}" + (f" -> {upstream}" if upstream else " (regular mode)")
+    cmd = [
+        mitmdump, "--mode", spec, "--listen-host", host, "--listen-port", str(port),
+        "--set", f"confdir={confdir}", "--set", "connection_strategy=lazy",
+        "--set", "flow_detail=0", "--set", "termlog_verbosity=warn",
+        "-s", str(ADDON), "--set", f"tck_report_dir={report_dir}",
+        "--set", f"tck_name={name}", "--set", f"tck_source={source}",
+    ]
+    if max_body is not None:
+        cmd += ["--set", f"tck_max_body={max_body}"]
+    return cmd
+
+
+def proxy_command(args: argparse.Namespace, *, out: IO[str], err: IO[str]) -> int:
+    host, port = parse_listen(args.listen)
+    mode = args.mode or ("reverse" if args.upstream else "regular")
+    if mode == "reverse" and not args.upstream:
+        raise HarnessError("USAGE", "reverse mode needs --upstream URL (the provider base URL)")
+    if mode == "regular" and args.upstream:
+        raise HarnessError("USAGE", "--upstream is for reverse mode")
+    mitmdump = find_mitmdump(args.mitmdump)
+    temp_confdir = None
+    confdir = args.confdir
+    if confdir is None:
+        temp_confdir = tempfile.mkdtemp(prefix="agent-tck-mitmproxy-")
+        confdir = Path(temp_confdir)
+    report_dir = args.report_dir.resolve()
+    stale = report_dir / "audit.json"
+    stale.unlink(missing_ok=True)
+    cmd = mitmdump_command(mitmdump=mitmdump, mode=mode, upstream=args.upstream, host=host,
+                           port=port, confdir=confdir, report_dir=report_dir, name=args.name,
+                           max_body=args.max_body)
+    shown = f"http://{host}:{port}"
+    err.write(f"agent-tck audit: {mode} proxy on {shown}"
+              + (f" -> {args.upstream}" if args.upstream else "")
+              + f"; point the agent's base URL here. Ctrl-C writes the reports to "
+                f"{report_dir}\n")
+    err.flush()
+    try:
+        child = subprocess.Popen(cmd, stdout=err, stderr=err)
+        previous = signal.getsignal(signal.SIGTERM)
+
+        def forward(signum: int, _frame: Any) -> None:
+            child.send_signal(signal.SIGINT)
+
+        signal.signal(signal.SIGTERM, forward)
+        try:
+            while True:
+                try:
+                    code = child.wait()
+                    break
+                except KeyboardInterrupt:
+                    child.send_signal(signal.SIGINT)
+        finally:
+            signal.signal(signal.SIGTERM, previous)
+    finally:
+        if temp_confdir is not None:
+            shutil.rmtree(temp_confdir, ignore_errors=True)
+    if not stale.exists():
+        raise HarnessError("AUDIT_PROXY_FAILED", f"mitmdump exited with {code} before writing "
+                           "the reports (is the port free?)", " ".join(cmd[:3]))
+    doc = json.loads(stale.read_text(encoding="utf-8"))
+    if args.format == "json":
+        json.dump(doc, out, indent=2, ensure_ascii=False)
+        out.write("\n")
+    else:
+        counts = doc.get("counts", {})
+        out.write(f"audited {counts.get('exchanges', 0)} LLM requests: "
+                  f"{counts.get('error', 0)} errors, {counts.get('warning', 0)} warnings; "
+                  f"reports in {report_dir}\n")
+    return int(doc.get("exit_code", 0))

@@ -1,0 +1,198 @@
+"""harness/audit/addon.py inside mitmproxy's test context (taddons, tflow)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mitmproxy import http
+from mitmproxy.test import taddons, tflow
+
+import reference_impl.wire_rules as wr
+from harness.audit.addon import AgentTckAudit, Tee
+
+KEY = "sk-ant-api03-PLANTEDaddonKEY0123456789"
+THINKING_IN_USER = {"model": "m", "messages": [{"role": "user", "content": [
+    {"type": "text", "text": "hi"}, {"type": "thinking", "thinking": "t", "signature": "s"}]}]}
+SSE = (b"event: message_start\ndata: {\"type\":\"message_start\",\"message\":{}}\n\n"
+       b"event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,"
+       b"\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n"
+       b"event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,"
+       b"\"delta\":{\"type\":\"text_delta\",\"text\":\"hello\"}}\n\n"
+       b"event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n")
+
+
+def llm_flow(body: Any, path: str = "/v1/messages", response: http.Response | None = None,
+             err: bool = False) -> http.HTTPFlow:
+    f = tflow.tflow(resp=False, err=err)
+    f.request = http.Request.make("POST", f"http://127.0.0.1:8080{path}",
+                                  json.dumps(body).encode(),
+                                  {"content-type": "application/json", "x-api-key": KEY})
+    f.response = response
+    return f
+
+
+def cycle(tctx: Any, addon: AgentTckAudit, flow: http.HTTPFlow) -> None:
+    """Run the flow through every hook, on the test context's own event loop, then wait for
+    the audit worker to catch up."""
+    tctx.master.event_loop.run_until_complete(tctx.cycle(addon, flow))
+    addon.flush()
+
+
+@pytest.fixture
+def addon_ctx(tmp_path: Path) -> Any:
+    addon = AgentTckAudit()
+    with taddons.context(addon) as tctx:
+        tctx.configure(addon, tck_report_dir=str(tmp_path / "reports"), tck_name="unit")
+        yield addon, tctx
+
+
+def test_a_finding_is_recorded_and_the_flow_left_untouched(addon_ctx: Any) -> None:
+    addon, tctx = addon_ctx
+    flow = llm_flow(THINKING_IN_USER, response=http.Response.make(
+        200, b'{"type":"message","content":[]}', {"content-type": "application/json"}))
+    before = (flow.request.raw_content, flow.request.headers.fields, flow.response.raw_content,
+              flow.response.headers.fields)
+    cycle(tctx, addon, flow)
+    assert (flow.request.raw_content, flow.request.headers.fields, flow.response.raw_content,
+            flow.response.headers.fields) == before
+    assert flow.response.stream is False  # a JSON response is not streamed
+    (x,) = addon.auditor.result().audited
+    assert [(f.rule, f.pointer) for f in x.findings] == [
+        ("BO-001", "/request/body/messages/0/content/1")]
+
+
+def test_an_event_stream_is_teed_unchanged_and_audited(addon_ctx: Any) -> None:
+    addon, _ = addon_ctx
+    flow = llm_flow({"model": "m", "messages": [{"role": "user", "content": "hi"}]})
+    flow.response = http.Response.make(200, b"", {"content-type": "text/event-stream"})
+    addon.responseheaders(flow)
+    tee = flow.response.stream
+    assert isinstance(tee, Tee)
+    out = b"".join(tee(SSE[i:i + 7]) for i in range(0, len(SSE), 7)) + tee(b"")
+    assert hashlib.sha256(out).digest() == hashlib.sha256(SSE).digest()
+    flow.response.content = None  # what mitmproxy leaves after streaming
+    addon.response(flow)
+    addon.flush()
+    (x,) = addon.auditor.result().audited
+    assert x.findings == () and x.conversation == "c1" and x.status == 200
+
+
+def test_the_tee_stops_copying_at_its_limit_but_passes_everything() -> None:
+    tee = Tee(10)
+    assert tee(b"0123456789") == b"0123456789"
+    assert tee(b"abc") == b"abc"
+    assert tee.truncated and tee.body() == b""
+
+
+def test_an_unreachable_upstream_is_a_flow_with_a_note(addon_ctx: Any) -> None:
+    addon, tctx = addon_ctx
+    flow = llm_flow(THINKING_IN_USER, err=True)
+    cycle(tctx, addon, flow)
+    addon.error(flow)  # mitmproxy may call error after response hooks: seen once only
+    addon.flush()
+    (x,) = addon.auditor.result().audited
+    assert x.status is None and x.error
+    assert [f.rule for f in x.findings] == ["BO-001"]  # the request is still audited
+    assert any("transport error" in n for n in x.notes)
+
+
+def test_other_traffic_passes_and_is_ignored(addon_ctx: Any) -> None:
+    addon, tctx = addon_ctx
+    flow = tflow.tflow(resp=True)
+    cycle(tctx, addon, flow)
+    result = addon.auditor.result()
+    assert result.audited == () and result.ignored == 1
+
+
+def test_an_exception_in_a_rule_is_contained(addon_ctx: Any,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    addon, tctx = addon_ctx
+
+    def boom(req: wr.Request) -> wr.Emit:
+        raise ValueError("rule bug")
+        yield  # pragma: no cover
+
+    monkeypatch.setattr(wr, "CHECKS", (wr.Check("boom", frozenset({"anthropic"}),
+                                                ("unknown-block",), boom),))
+    flow = llm_flow(THINKING_IN_USER, response=http.Response.make(200, b"{}"))
+    cycle(tctx, addon, flow)
+    (x,) = addon.auditor.result().audited
+    assert [e.check for e in x.errors] == ["boom"]
+    assert flow.response.status_code == 200 and flow.error is None
+
+
+def test_a_failure_of_the_audit_itself_never_reaches_the_flow(
+        addon_ctx: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    addon, tctx = addon_ctx
+    monkeypatch.setattr(addon.auditor, "observe", lambda raw: 1 / 0)
+    flow = llm_flow(THINKING_IN_USER, response=http.Response.make(200, b"{}"))
+    cycle(tctx, addon, flow)  # no exception escapes
+    assert flow.error is None
+    cycle(tctx, addon, llm_flow(THINKING_IN_USER))  # and the worker goes on
+
+
+def test_hooks_hand_over_without_waiting_for_the_audit(addon_ctx: Any,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    import threading
+    import time
+
+    addon, _ = addon_ctx
+    release = threading.Event()
+    real = addon.auditor.observe
+
+    def slow(raw: Any) -> Any:
+        release.wait(10)
+        return real(raw)
+
+    monkeypatch.setattr(addon.auditor, "observe", slow)
+    started = time.perf_counter()
+    addon.response(llm_flow(THINKING_IN_USER, response=http.Response.make(200, b"{}")))
+    assert time.perf_counter() - started < 1.0  # the flow went on while the audit waits
+    release.set()
+    addon.flush()
+    assert len(addon.auditor.result().audited) == 1
+
+
+def test_an_overfull_backlog_is_counted_and_reported(addon_ctx: Any, tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    import threading
+
+    addon, tctx = addon_ctx
+    tctx.configure(addon, tck_backlog=1)
+    release = threading.Event()
+    real = addon.auditor.observe
+    monkeypatch.setattr(addon.auditor, "observe", lambda raw: (release.wait(10), real(raw))[1])
+    for _ in range(5):
+        addon.response(llm_flow(THINKING_IN_USER, response=http.Response.make(200, b"{}")))
+    release.set()
+    addon.done()
+    doc = json.loads((tmp_path / "reports" / "audit.json").read_text())
+    assert len(doc["exchanges"]) + int(doc["notes"][0].split()[0]) == 5
+    assert "not audited" in doc["notes"][0]
+
+
+def test_done_writes_the_reports_without_secrets(addon_ctx: Any, tmp_path: Path) -> None:
+    addon, tctx = addon_ctx
+    cycle(tctx, addon, llm_flow(THINKING_IN_USER, path="/v1/messages?key=" + KEY,
+                                      response=http.Response.make(200, b"{}")))
+    addon.done()
+    folder = tmp_path / "reports"
+    assert (folder / "results.jsonl").exists() and (folder / "report.html").exists()
+    doc = json.loads((folder / "audit.json").read_text())
+    assert doc["exit_code"] == 1 and doc["exchanges"][0]["findings"][0]["rule"] == "BO-001"
+    for path in folder.rglob("*"):
+        if path.is_file():
+            assert KEY not in path.read_text(errors="replace"), path.name
+
+
+def test_options_reach_the_auditor(addon_ctx: Any) -> None:
+    addon, tctx = addon_ctx
+    tctx.configure(addon, tck_max_body=64)
+    flow = llm_flow(THINKING_IN_USER, response=http.Response.make(200, b"{}"))
+    cycle(tctx, addon, flow)
+    (x,) = addon.auditor.result().audited
+    assert x.checked == () and "limit" in x.notes[0]

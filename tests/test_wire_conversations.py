@@ -1,0 +1,275 @@
+"""reference_impl.conversations: grouping by content, prefix stability, forks, linear cost."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import reference_impl.conversations as conv
+from reference_impl.conversations import ConversationTracker, normal_head, normal_message, track
+
+URL = "https://api.anthropic.com/v1/messages"
+SYSTEM = "You are a careful agent."
+TOOLS = [{"name": "lookup", "input_schema": {"type": "object"}}]
+
+
+def reply(text: str, thinking: bool) -> dict[str, Any]:
+    content = ([{"type": "thinking", "thinking": f"about {text}", "signature": "s"}]
+               if thinking else []) + [{"type": "text", "text": text, "citations": None}]
+    return {"status": 200, "body": {"type": "message", "role": "assistant", "content": content}}
+
+
+def render(turns: int, style: Any, cached_at: int | None, *, keep_thinking: bool,
+           system_as_block: bool) -> list[dict[str, Any]]:
+    """The messages of request ``turns`` (1-based) of a linear conversation."""
+    messages: list[dict[str, Any]] = []
+    for t in range(1, turns + 1):
+        text = f"question {t}"
+        messages.append({"role": "user", "content": text if style(t) else [
+            {"type": "text", "text": text}]})
+        if t < turns:
+            content = ([{"type": "thinking", "thinking": f"about answer {t}", "signature": "s"}]
+                       if keep_thinking else []) + [{"type": "text", "text": f"answer {t}"}]
+            messages.append({"role": "assistant", "content": content})
+    if cached_at is not None:
+        target = messages[cached_at % len(messages)]
+        if isinstance(target["content"], str):
+            target["content"] = [{"type": "text", "text": target["content"]}]
+        target["content"][-1]["cache_control"] = {"type": "ephemeral"}
+    return messages
+
+
+def exchange(messages: list[dict[str, Any]], response: Any, system: Any = SYSTEM,
+             tools: Any = None) -> dict[str, Any]:
+    return {"method": "POST", "url": URL, "response": response, "request": {"body": {
+        "model": "m", "system": system, "tools": TOOLS if tools is None else tools,
+        "messages": messages}}}
+
+
+@st.composite
+def linear_conversations(draw: Any) -> list[dict[str, Any]]:
+    turns = draw(st.integers(1, 6))
+    thinking = draw(st.booleans())
+    out = []
+    for t in range(1, turns + 1):
+        bits = draw(st.lists(st.booleans(), min_size=turns, max_size=turns))
+        cached = draw(st.one_of(st.none(), st.integers(0, 20)))
+        keep = draw(st.booleans())
+        block = draw(st.booleans())
+        system = [{"type": "text", "text": SYSTEM, **({"cache_control": {"type": "ephemeral"}}
+                                                       if draw(st.booleans()) else {})}] \
+            if block else SYSTEM
+        out.append(exchange(render(t, lambda i, b=bits: b[i - 1], cached, keep_thinking=keep,
+                                   system_as_block=block), reply(f"answer {t}", thinking),
+                            system=system))
+    return out
+
+
+@settings(max_examples=120, deadline=None)
+@given(exchanges=linear_conversations())
+def test_cosmetic_differences_never_break_a_conversation(exchanges: list[dict[str, Any]]) -> None:
+    result = track(exchanges)
+    assert [c.requests for c in result.conversations] == [tuple(range(len(exchanges)))]
+    assert result.findings == []
+
+
+@settings(max_examples=120, deadline=None)
+@given(exchanges=linear_conversations(), data=st.data())
+def test_a_changed_earlier_message_is_named_exactly(exchanges: list[dict[str, Any]],
+                                                   data: Any) -> None:
+    if len(exchanges) < 2:
+        return
+    last = copy.deepcopy(exchanges[-1])
+    messages = last["request"]["body"]["messages"]
+    # positions the previous request and its reply cover: all but the new last question
+    j = data.draw(st.integers(0, len(messages) - 2))
+    target = messages[j]
+    if j == len(messages) - 2:
+        # the previous reply: an edit must stay recognizably that reply (here its whitespace
+        # changes); a different assistant message there is another sample (a branch)
+        target["content"] = [{"type": "text", "text": f"  answer {len(exchanges) - 1}\n"}]
+    else:
+        target["content"] = [{"type": "text", "text": "EDITED"}]
+    result = track([*exchanges[:-1], last])
+    assert len(result.conversations) == 1
+    assert [(x, f.rule, f.pointer) for x, f in result.findings] == [
+        (len(exchanges) - 1, "WA-D006", f"/request/body/messages/{j}")]
+
+
+@settings(max_examples=80, deadline=None)
+@given(turns=st.integers(2, 6), data=st.data())
+def test_a_fork_child_with_the_parents_head_is_a_fork(turns: int, data: Any) -> None:
+    parent = [exchange(render(t, lambda i: True, None, keep_thinking=False,
+                              system_as_block=False), reply(f"answer {t}", False))
+              for t in range(1, turns + 1)]
+    m = data.draw(st.integers(1, turns - 1))  # completed turns the child inherits
+    inherited = render(m + 1, lambda i: True, None, keep_thinking=False,
+                       system_as_block=False)[:-1]
+    child = exchange([*inherited, {"role": "user", "content": "fork task"}], reply("done", False))
+    following = exchange(render(turns + 1, lambda i: True, None, keep_thinking=False,
+                                system_as_block=False), reply("more", False))
+    result = track([*parent, child, following])
+    assert [(c.id, c.parent, c.fork_at, c.requests) for c in result.conversations] == [
+        ("c1", None, None, (*range(turns), turns + 1)),
+        ("c2", "c1", 2 * m, (turns,)),
+    ]
+    assert result.findings == []
+
+
+def test_a_fork_child_with_another_head_is_a_fork_with_a_warning() -> None:
+    parent = [exchange(render(t, lambda i: True, None, keep_thinking=False,
+                              system_as_block=False), reply(f"answer {t}", False))
+              for t in (1, 2, 3)]
+    child = exchange([*render(3, lambda i: True, None, keep_thinking=False,
+                              system_as_block=False)[:-1], {"role": "user", "content": "task"}],
+                     reply("done", False), tools=[*TOOLS, {"name": "report"}])
+    result = track([*parent, child])
+    assert [(c.parent, c.fork_at) for c in result.conversations] == [(None, None), ("c1", 4)]
+    assert [(x, f.rule, f.pointer) for x, f in result.findings] == [
+        (3, "WA-001", "/request/body/tools/1")]
+
+
+def test_another_sample_after_a_shared_question_is_another_conversation() -> None:
+    # an eval harness runs one task twice: same first request, different model answers
+    first = [{"role": "user", "content": "task"}]
+    a1 = exchange(first, reply("plan A", False))
+    b1 = exchange(first, reply("plan B", False))
+    a2 = exchange([*first, {"role": "assistant", "content": "plan A"},
+                   {"role": "user", "content": "go"}], reply("done A", False))
+    b2 = exchange([*first, {"role": "assistant", "content": "plan B"},
+                   {"role": "user", "content": "go"}], reply("done B", False))
+    result = track([a1, b1, a2, b2])
+    assert result.findings == []
+    assert sorted(r for c in result.conversations for r in c.requests) == [0, 1, 2, 3]
+
+
+def test_an_echo_recognizably_of_the_reply_but_edited_is_named() -> None:
+    call = {"type": "tool_use", "id": "toolu_1", "name": "lookup", "input": {"q": "x"}}
+    first = exchange([{"role": "user", "content": "go"}], {"status": 200, "body": {
+        "content": [{"type": "text", "text": "Looking."}, call]}})
+    edited = {**call, "input": {"q": "X"}}
+    second = exchange([{"role": "user", "content": "go"},
+                       {"role": "assistant", "content": [{"type": "text", "text": "Looking."},
+                                                         edited]},
+                       {"role": "user", "content": [{"type": "tool_result",
+                                                     "tool_use_id": "toolu_1"}]}],
+                      reply("ok", False))
+    result = track([first, second])
+    assert len(result.conversations) == 1
+    assert [(x, f.rule, f.pointer) for x, f in result.findings] == [
+        (1, "WA-D006", "/request/body/messages/1")]
+
+
+def test_a_request_sharing_only_a_question_with_another_head_is_new() -> None:
+    a = exchange([{"role": "user", "content": "hi"}], reply("hello", False))
+    b = exchange([{"role": "user", "content": "hi"}, {"role": "assistant", "content": "x"},
+                  {"role": "user", "content": "y"}], reply("z", False), system="Another agent")
+    result = track([a, b])
+    assert [(c.parent, c.requests) for c in result.conversations] == [(None, (0,)),
+                                                                       (None, (1,))]
+    assert result.findings == []
+
+
+# --- the normal form -----------------------------------------------------------------------------
+
+
+def test_normal_form_of_messages() -> None:
+    a = normal_message("anthropic", {"role": "user", "content": "hi"})
+    b = normal_message("anthropic", {"role": "user", "content": [
+        {"type": "text", "text": "hi", "cache_control": {"type": "ephemeral"}}]})
+    assert a == b
+    assert normal_message("anthropic", {"role": "user", "content": ""}) == normal_message(
+        "anthropic", {"role": "user", "content": []})
+    assert normal_message("anthropic", {"role": "assistant", "content": [
+        {"type": "thinking", "thinking": "x"}, {"type": "text", "text": "y", "citations": None,
+                                                 "extra": 1}]}) == {
+        "role": "assistant", "content": [{"type": "text", "text": "y"}]}
+    assert normal_message("anthropic", {"role": "user", "content": [
+        {"type": "tool_result", "tool_use_id": "a", "content": "r", "is_error": False}]}) == \
+        normal_message("anthropic", {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "a",
+             "content": [{"type": "text", "text": "r"}]}]})
+    # user-side thinking is not reasoning of the model: it stays (and is a BO-001 finding)
+    assert normal_message("anthropic", {"role": "user", "content": [
+        {"type": "thinking", "thinking": "x"}]})["content"] != []
+    assert normal_message("openai", {"role": "assistant", "content": None,
+                                     "reasoning_content": "r", "refusal": None,
+                                     "tool_calls": [{"id": "c", "function": {"name": "n",
+                                                                             "arguments": "{}"}}]}
+                          ) == {"role": "assistant", "tool_calls": [
+                              {"id": "c", "type": "function",
+                               "function": {"name": "n", "arguments": "{}"}}]}
+    assert normal_head("openai", {"tools": None}) == {"tools": []}
+
+
+# --- cost ----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("turns", [50, 200])
+def test_tracking_fingerprints_each_message_once_per_request(turns: int,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    calls = 0
+    real = conv.fingerprint
+
+    def counting(value: Any) -> int:
+        nonlocal calls
+        calls += 1
+        return real(value)
+
+    monkeypatch.setattr(conv, "fingerprint", counting)
+    tracker = ConversationTracker()
+    messages: list[dict[str, Any]] = []
+    total = 0
+    for t in range(turns):
+        messages.append({"role": "user", "content": f"q{t}"})
+        tracker.observe(t, exchange(list(messages), reply(f"a{t}", False)))
+        total += len(messages)
+        messages.append({"role": "assistant", "content": [{"type": "text", "text": f"a{t}"}]})
+    # one fingerprint per message sent, plus a constant per request (head, tools, reply)
+    assert calls <= total + 6 * turns
+    assert tracker.result().findings == []
+
+
+# --- the fingerprint and the reuse of known messages are invisible in the results ---------------
+
+json_values = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(-3, 3), st.sampled_from([2**61 + 1, 2, 1.0]),
+              st.sampled_from(["", "a", "b"])),
+    lambda inner: st.one_of(st.lists(inner, max_size=3),
+                            st.dictionaries(st.sampled_from(["a", "b", "type", "text"]), inner,
+                                            max_size=3)),
+    max_leaves=12)
+
+
+@settings(max_examples=800, deadline=None)
+@given(a=json_values, b=json_values)
+def test_fingerprints_are_equal_exactly_when_values_are(a: Any, b: Any) -> None:
+    def same(x: Any, y: Any) -> bool:  # JSON equality: true is not 1
+        if isinstance(x, bool) or isinstance(y, bool):
+            return type(x) is type(y) and x == y
+        if isinstance(x, dict) and isinstance(y, dict):
+            return x.keys() == y.keys() and all(same(x[k], y[k]) for k in x)
+        if isinstance(x, list) and isinstance(y, list):
+            return len(x) == len(y) and all(same(p, q) for p, q in zip(x, y, strict=True))
+        return type(x) is type(y) and x == y
+
+    assert (conv.fingerprint(a) == conv.fingerprint(b)) == same(a, b)
+
+
+@settings(max_examples=80, deadline=None)
+@given(exchanges=linear_conversations(), data=st.data())
+def test_reusing_known_messages_changes_no_result(exchanges: list[dict[str, Any]],
+                                                  data: Any) -> None:
+    if len(exchanges) >= 2 and data.draw(st.booleans()):
+        exchanges = [*exchanges[:-1], copy.deepcopy(exchanges[-1])]
+        messages = exchanges[-1]["request"]["body"]["messages"]
+        messages[data.draw(st.integers(0, len(messages) - 1))]["content"] = "EDITED"
+    with_reuse, without = ConversationTracker(), ConversationTracker(keep_recent=0)
+    for i, x in enumerate(exchanges):
+        with_reuse.observe(i, x)
+        without.observe(i, x)
+    assert with_reuse.result() == without.result()

@@ -1,0 +1,316 @@
+"""reference_impl.wire_rules: the rule table, the checks, containment, and robustness."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from harness.catalogue import load_catalogue
+from reference_impl import wire_rules as wr
+from reference_impl.wire_rules import (
+    CHECKS,
+    RULES,
+    WIRE_CHECKS,
+    Check,
+    audit_exchange,
+    check_exchange,
+    dialect_of,
+    request_headers,
+)
+
+CATALOGUE = load_catalogue()
+A_URL = "https://api.anthropic.com/v1/messages"
+O_URL = "https://api.openai.com/v1/chat/completions"
+
+
+def ex(messages: Any, url: str = A_URL, **body: Any) -> dict[str, Any]:
+    return {"method": "POST", "url": url,
+            "request": {"body": {"model": "m", "messages": messages, **body}}, "response": None}
+
+
+def keys(findings: list[wr.Finding]) -> list[tuple[str, str, str]]:
+    return [(f.rule, f.severity, f.pointer) for f in findings]
+
+
+# --- the rule table ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("key", sorted(RULES))
+def test_every_cited_rule_exists_and_its_level_fixes_the_severity(key: str) -> None:
+    rid, severity = RULES[key]
+    assert rid in CATALOGUE, f"{key} cites {rid}, which is not in the catalogue"
+    level = CATALOGUE.by_id[rid].level
+    assert (level == "MUST") == (severity == wr.ERROR), (
+        f"{rid} is {level}; its findings must be {'errors' if level == 'MUST' else 'warnings'}")
+
+
+def test_every_wire_audit_rule_is_enforced_or_defines_the_tracking() -> None:
+    cited = {rid for ids in WIRE_CHECKS.values() for rid in ids}
+    family = {r.id for r in CATALOGUE.family("wire-audit")}
+    # WA-D008 (grouping), WA-D009 (normal form), WA-D010 (scope) define how checks run
+    assert family - cited == {"WA-D008", "WA-D009", "WA-D010"}
+
+
+def test_each_check_reports_only_the_rules_it_declares() -> None:
+    for check in CHECKS:
+        assert set(check.rules) <= set(RULES), check.name
+
+
+# --- scope and headers ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("method", "url", "dialect"), [
+    ("POST", "https://api.anthropic.com/v1/messages", "anthropic"),
+    ("post", "http://127.0.0.1:8080/v1/messages?beta=true", "anthropic"),
+    ("POST", "https://api.deepseek.com/anthropic/v1/messages/", "anthropic"),
+    ("POST", "https://api.anthropic.com/v1/messages/count_tokens", None),
+    ("GET", "https://api.anthropic.com/v1/messages", None),
+    ("POST", "https://api.openai.com/v1/chat/completions", "openai"),
+    ("POST", "https://api.deepseek.com/chat/completions", "openai"),
+    ("POST", "https://api.openai.com/v1/completions", None),
+    ("POST", "not a url at all", None),
+    ("POST", "http://[::1/v1/messages", None),
+])
+def test_dialect_by_method_and_path(method: str, url: str, dialect: str | None) -> None:
+    assert dialect_of({"method": method, "url": url}) == dialect
+
+
+def test_request_headers_fold_names_and_join_repeats() -> None:
+    assert request_headers({"request": {"headers": [["Anthropic-Beta", "a"],
+                                                    ["anthropic-beta", "b"]]}}) == {
+        "anthropic-beta": "a, b"}
+    assert request_headers({"request": {"headers": {"X-Y": 1}}}) == {"x-y": "1"}
+    assert request_headers({"request": {}}) is None
+    assert request_headers({"request": {"headers": "nonsense"}}) is None
+
+
+# --- checks --------------------------------------------------------------------------------------
+
+
+def test_findings_are_sorted_and_unique() -> None:
+    findings = check_exchange(ex([
+        {"role": "user", "content": [{"type": "tool_use", "id": "a", "name": "n", "input": {}},
+                                     {"type": "thinking", "thinking": "t"}, {"type": "text",
+                                                                             "text": ""}]},
+    ]))
+    assert findings == sorted(findings)
+    assert len(set(findings)) == len(findings)
+    assert keys(findings) == [
+        ("BO-001", "error", "/request/body/messages/0/content/1"),
+        ("BO-002", "error", "/request/body/messages/0/content/0"),
+        ("BO-D008", "error", "/request/body/messages/0/content/2"),
+    ]
+
+
+def test_assistant_reasoning_and_tool_calls_are_not_findings() -> None:
+    assert check_exchange(ex([
+        {"role": "user", "content": "go"},
+        {"role": "assistant", "content": [{"type": "thinking", "thinking": "t", "signature": "s"},
+                                          {"type": "redacted_thinking", "data": "x"},
+                                          {"type": "tool_use", "id": "a", "name": "n",
+                                           "input": {}}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "a"}]},
+    ])) == []
+
+
+def test_pointer_tokens_are_escaped() -> None:
+    findings = check_exchange(ex([{"role": "user", "content": "hi"}], tools=[
+        {"name": "report", "input_schema": {"type": "object", "properties": {"output": {}}}}]))
+    assert keys(findings) == [("SMA-051", "error", "/request/body/tools/0")]
+    assert wr.escape("a/b~c") == "a~1b~0c"
+
+
+def test_send_message_schema_allows_annotations_but_not_other_shapes() -> None:
+    standard = {"type": "object", "title": "SendMessageInput", "additionalProperties": False,
+                "properties": {"agent_id": {"type": "string", "description": "id"},
+                               "message": {"type": "string", "minLength": 1}},
+                "required": ["message", "agent_id"]}
+    assert wr._send_message_problem(standard) is None
+    assert wr._send_message_problem({**standard, "required": ["agent_id", "message",
+                                                              "message"]}) is not None
+    assert wr._send_message_problem({**standard, "type": "array"}) is not None
+    assert wr._send_message_problem(None) is not None
+
+
+def test_system_message_placement_and_empty_updates() -> None:
+    findings = check_exchange(ex([
+        {"role": "user", "content": "a"},
+        {"role": "system", "content": "keep"},             # fine: after user, before assistant
+        {"role": "assistant", "content": "b"},
+        {"role": "system", "content": [{"type": "text", "text": ""}]},  # after assistant, empty
+        {"role": "user", "content": "c"},
+        {"role": "system", "output_config": {}},           # no content, output_config: fine
+    ]))
+    assert keys(findings) == [
+        ("IHU-D001", "error", "/request/body/messages/3"),
+        ("IHU-D004", "error", "/request/body/messages/3/content"),
+    ]
+
+
+def test_tool_definition_inline_declares_a_name_for_later_changes() -> None:
+    exchange = ex([
+        {"role": "user", "content": "go"},
+        {"role": "system", "content": [
+            {"type": "tool_addition", "tool": {"type": "tool_definition",
+                                               "definition": {"name": "inline"}}},
+            {"type": "tool_removal", "tool": {"type": "tool_reference", "name": "inline"}},
+            {"type": "tool_addition", "tool": {"type": "mcp_toolset_reference",
+                                               "mcp_server_name": "s"}},
+        ]},
+    ])
+    assert check_exchange(exchange) == []
+
+
+# --- containment ---------------------------------------------------------------------------------
+
+
+def _boom(req: wr.Request) -> wr.Emit:
+    yield ("unknown-block", "/request/body", "before the crash")
+    raise ZeroDivisionError("a rule's bug")
+
+
+def test_an_exception_inside_a_check_is_contained_and_reported() -> None:
+    checks = (*CHECKS, Check("boom", frozenset({"anthropic"}), ("unknown-block",), _boom))
+    exchange = ex([{"role": "user", "content": [{"type": "thinking", "thinking": "t"}]}])
+    audit = audit_exchange(exchange, checks)
+    assert [e.check for e in audit.errors] == ["boom"]
+    assert audit.errors[0].rules == ("WA-D003",)
+    assert "ZeroDivisionError" in audit.errors[0].error
+    assert audit.errors[0].traceback  # kept for the report's transcript
+    # the other checks still ran
+    assert ("BO-001", "error", "/request/body/messages/0/content/0") in keys(list(
+        audit.findings))
+    assert "BO-001" in audit.checked
+
+
+def test_check_exchange_is_strict_about_crashes(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(wr, "CHECKS", (Check("boom", frozenset({"anthropic"}),
+                                             ("unknown-block",), _boom),))
+    with pytest.raises(RuntimeError, match="boom"):
+        wr.check_exchange(ex([{"role": "user", "content": "hi"}]))
+
+
+def test_unreadable_bodies_are_one_warning() -> None:
+    for request in ({"body_error": "not-json"}, {"body": "text"}, {}, {"body": None}):
+        audit = audit_exchange({"method": "POST", "url": A_URL, "request": request})
+        assert keys(list(audit.findings)) == [("WA-D004", "warning", "/request/body")]
+        assert audit.checked == ("WA-D004",)
+
+
+# --- robustness: any JSON in, findings with resolvable pointers out ------------------------------
+
+
+def resolve(doc: Any, pointer: str) -> Any:
+    assert pointer.startswith("/")
+    node = doc
+    for raw in pointer[1:].split("/"):
+        token = raw.replace("~1", "/").replace("~0", "~")
+        if isinstance(node, list):
+            node = node[int(token)]
+        else:
+            assert isinstance(node, dict) and token in node, (pointer, token)
+            node = node[token]
+    return node
+
+
+scalars = st.one_of(st.none(), st.booleans(), st.integers(-3, 3), st.text(max_size=4))
+BLOCK_TYPES = ["text", "image", "thinking", "redacted_thinking", "tool_use", "tool_result",
+               "tool_addition", "tool_removal", "server_tool_use", "hologram", "document",
+               "image_url", "reasoning", "input_audio", 3]
+
+
+def blocks() -> st.SearchStrategy[Any]:
+    inner = st.fixed_dictionaries(
+        {"type": st.sampled_from(BLOCK_TYPES)},
+        optional={"text": st.sampled_from(["", "x"]),
+                  "id": st.sampled_from(["a", "b"]), "tool_use_id": st.sampled_from(["a", "b"]),
+                  "tool": st.one_of(scalars, st.fixed_dictionaries(
+                      {"type": st.sampled_from(["tool_reference", "tool_definition", "x"]),
+                       "name": st.sampled_from(["lookup", "nope", 1])}))})
+    return st.one_of(scalars, inner, inner.map(
+        lambda b: {**b, "type": "tool_result", "content": [b, "junk"]}))
+
+
+def messages() -> st.SearchStrategy[Any]:
+    message = st.fixed_dictionaries(
+        {"role": st.sampled_from(["user", "assistant", "system", "tool", "developer", 7])},
+        optional={
+            "content": st.one_of(scalars, st.lists(blocks(), max_size=4)),
+            "tool_calls": st.one_of(scalars, st.lists(st.fixed_dictionaries(
+                {"id": st.sampled_from(["a", "b", None])}), max_size=2)),
+            "tool_call_id": st.sampled_from(["a", "b", None]),
+            "reasoning_content": scalars,
+        })
+    return st.lists(st.one_of(message, scalars), max_size=7)
+
+
+tools = st.lists(st.one_of(scalars, st.fixed_dictionaries(
+    {"name": st.sampled_from(["send_message", "report", "lookup"])},
+    optional={"input_schema": st.one_of(scalars, st.fixed_dictionaries(
+        {"type": st.just("object"), "properties": st.dictionaries(
+            st.sampled_from(["agent_id", "message", "output"]), scalars, max_size=3)})),
+        "function": st.one_of(scalars, st.fixed_dictionaries(
+            {"name": st.sampled_from(["send_message", "report"])}))})), max_size=3)
+
+
+@settings(max_examples=250, deadline=None)
+@given(msgs=messages(), tool_list=st.one_of(scalars, tools),
+       url=st.sampled_from([A_URL, O_URL]),
+       headers=st.one_of(st.none(), st.just({"anthropic-beta": "x"})))
+def test_any_request_gives_findings_whose_pointers_resolve(msgs: Any, tool_list: Any,
+                                                           url: str, headers: Any) -> None:
+    exchange = {"method": "POST", "url": url,
+                "request": {"body": {"messages": msgs, "tools": tool_list}}, "response": None}
+    if headers is not None:
+        exchange["request"]["headers"] = headers
+    before = json.dumps(exchange, sort_keys=True)
+    findings = check_exchange(exchange)  # strict: raises if any check crashed
+    assert json.dumps(exchange, sort_keys=True) == before, "the input was mutated"
+    assert findings == sorted(set(findings))
+    for f in findings:
+        resolve(exchange, f.pointer)
+        assert f.severity == RULES[next(k for k, v in RULES.items() if v[0] == f.rule)][1]
+
+
+# --- incremental auditing gives exactly the full result -------------------------------------------
+
+
+def conversations() -> st.SearchStrategy[Any]:
+    """Mostly well-formed messages, so that requests repeat each other's starts."""
+    message = st.fixed_dictionaries(
+        {"role": st.sampled_from(["user", "assistant", "system", "tool"]),
+         "content": st.one_of(st.sampled_from(["", "x"]), st.lists(blocks(), max_size=3))},
+        optional={"tool_calls": st.lists(st.fixed_dictionaries(
+            {"id": st.sampled_from(["a", "b"])}), max_size=2),
+            "tool_call_id": st.sampled_from(["a", "b"])})
+    return st.one_of(messages(), st.lists(message, max_size=6))
+
+
+@settings(max_examples=250, deadline=None)
+@given(start=conversations(), steps=st.lists(st.tuples(
+    st.sampled_from(["append", "append", "replace", "truncate", "same"]), st.integers(0, 9),
+    conversations()), min_size=1, max_size=6), url=st.sampled_from([A_URL, O_URL]))
+def test_carrying_findings_over_equals_a_full_audit(start: Any, steps: Any, url: str) -> None:
+    history = list(start)
+    audits: list[wr.ExchangeAudit] = []
+    for op, at, more in steps:
+        if op == "append":
+            history = history + list(more)
+        elif op == "replace" and history:
+            history = [*history[:at % len(history)], *more[:1],
+                       *history[at % len(history) + 1:]]
+        elif op == "truncate":
+            history = history[: at % (len(history) + 1)]
+        exchange = {"method": "POST", "url": url, "response": None,
+                    "request": {"body": {"messages": json.loads(json.dumps(history))}}}
+        full = audit_exchange(exchange)
+        incremental = audit_exchange(exchange, previous=list(reversed(audits)))
+        assert incremental.findings == full.findings
+        assert [(f.message, f.check) for f in incremental.findings] == [
+            (f.message, f.check) for f in full.findings]
+        assert incremental.checked == full.checked and incremental.errors == full.errors
+        audits.append(incremental)
