@@ -1,0 +1,51 @@
+"""``agent-tck subagents FILE...``: scenario files in, canonical traces (or comparisons) out."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import pytest
+import yaml
+
+from harness.cli import main
+from reference_impl.subagents import canonical_json, simulate
+
+SCENARIO = {
+    "scenario": "cli",
+    "world": {"agents": [{"id": "root", "state": "idle"},
+                         {"id": "c1", "parent": "root", "mode": "continuable"}]},
+    "actions": [{"do": "send", "from": "c1", "to": "root", "message": "hi"},
+                {"do": "boundary", "agent": "root"}],
+}
+
+
+def test_json_and_yaml_files_print_the_reference_trace(tmp_path, capsys):
+    (tmp_path / "a.json").write_text(json.dumps(SCENARIO), encoding="utf-8")
+    (tmp_path / "b.yaml").write_text(yaml.safe_dump(SCENARIO), encoding="utf-8")
+    assert main(["subagents", str(tmp_path / "a.json"), str(tmp_path / "b.yaml")]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines == [canonical_json(simulate(SCENARIO))] * 2
+
+
+def test_a_bad_scenario_names_the_file_and_the_step(tmp_path, capsys):
+    bad = {**SCENARIO, "actions": [*SCENARIO["actions"], {"do": "finish", "agent": "c9"}]}
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(bad), encoding="utf-8")
+    assert main(["subagents", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "INVALID_SCENARIO" in err and str(path) in err and "step 2" in err and "'cli'" in err
+
+
+def test_an_unreadable_file_is_a_usage_error(tmp_path, capsys):
+    assert main(["subagents", str(tmp_path / "missing.json")]) == 2
+    assert "cannot read" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_an_adapter_is_compared_with_the_reference(tmp_path, capsys):
+    path = tmp_path / "a.json"
+    path.write_text(json.dumps(SCENARIO), encoding="utf-8")
+    impl = f"{sys.executable} -m reference_impl.adapter"
+    assert main(["subagents", "--impl", impl, str(path)]) == 0
+    assert "same trace as the reference" in capsys.readouterr().out
