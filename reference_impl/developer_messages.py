@@ -101,7 +101,10 @@ _ARRAYS: Final = (list, tuple)
 
 
 def _is_count(value: Json) -> bool:
-    return type(value) is int and value >= 0  # bool is not a count
+    # bool is not a count; 3.0 is 3 (JSON does not tell them apart, nor does the log reader)
+    if type(value) is float:
+        return value.is_integer() and value >= 0
+    return type(value) is int and value >= 0
 
 
 def _is_object(value: Json) -> bool:
