@@ -108,7 +108,7 @@ def _worker(paths: Sequence[str]) -> dict[str, Any]:
                 for exp in case.expect:
                     verdict = evaluate(exp, target.call(exp.operation, case.input, case.id))
                     if verdict.status == "fail":
-                        failed.append([case.id, list(case.rules)])
+                        failed.append([case.id, list(case.rules_for(exp))])
             results[copy] = {"failed": failed}
         except Exception as exc:  # a mutant that breaks the import is reported, not killed
             results[copy] = {"error": f"{type(exc).__name__}: {exc}"}

@@ -173,7 +173,7 @@ def execute(
                 "case": case.id,
                 "family": case.family,
                 "operation": expectation.operation,
-                "rules": list(case.rules),
+                "rules": list(case.rules_for(expectation)),
                 "status": verdict.status,
                 "description": case.description,
                 "input": case.input,

@@ -27,6 +27,7 @@ class Expectation:
     output: Any = None
     error_code: str | None = None
     compare: str | None = None
+    rules: tuple[str, ...] = ()  # narrower than the case's rules, when given
 
     @property
     def is_error(self) -> bool:
@@ -50,6 +51,10 @@ class Case:
 
     def where(self) -> str:
         return f"{self.file} (case {self.id})"
+
+    def rules_for(self, expectation: Expectation) -> tuple[str, ...]:
+        """The rules a result of ``expectation`` counts for: its own, else the case's."""
+        return expectation.rules or self.rules
 
 
 def _parse(path: Path) -> Any:
@@ -76,9 +81,18 @@ def load_file(path: Path) -> list[Case]:
                 output=spec.get("output"),
                 error_code=spec["error"]["code"] if "error" in spec else None,
                 compare=spec.get("compare"),
+                rules=tuple(spec.get("rules", ())),
             )
             for op, spec in sorted(case["expect"].items())
         )
+        for exp in expect:
+            extra = sorted(set(exp.rules) - set(case["rules"]))
+            if extra:
+                raise HarnessError(
+                    "VECTOR_INVALID",
+                    f"expectation rules {extra} are not among the case's rules",
+                    f"{path}#/cases/{doc['cases'].index(case)}/expect/{exp.operation}/rules",
+                )
         cases.append(
             Case(
                 id=case["id"],

@@ -199,3 +199,19 @@ def test_report_rerenders_a_saved_stream(tmp_path):
     proc = agent_tck("report", str(tmp_path / "results.jsonl"), "--format", "md")
     assert proc.returncode == 0
     assert proc.stdout == (tmp_path / "summary.md").read_text()
+
+
+def test_an_expectation_can_narrow_the_rules_it_counts_for(tmp_path):
+    case = json.loads((ROOT / "vectors/block-omission/user-input.json").read_text())["cases"][0]
+    first_op = sorted(case["expect"])[0]
+    narrowed = {**case, "id": "narrowed", "rules": ["BO-001", "BO-015"],
+                "expect": {first_op: {**case["expect"][first_op], "rules": ["BO-015"]}}}
+    mine = tmp_path / "v.json"
+    mine.write_text(json.dumps({"family": "block-omission", "cases": [narrowed]}))
+    assert main(["run", "--vectors", str(mine), "--only-vectors",
+                 "--report-dir", str(tmp_path / "r")]) == 0
+    assert [c.rules for c in read(tmp_path / "r" / "results.jsonl").cases] == [("BO-015",)]
+    narrowed["expect"][first_op]["rules"] = ["BO-002"]  # not among the case's rules
+    mine.write_text(json.dumps({"family": "block-omission", "cases": [narrowed]}))
+    proc = agent_tck("run", "--vectors", str(mine), "--report-dir", str(tmp_path / "r2"))
+    assert proc.returncode == 2 and "not among the case's rules" in proc.stderr
