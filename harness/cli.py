@@ -9,7 +9,9 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import math
 import pkgutil
+import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -26,6 +28,17 @@ class _Parser(argparse.ArgumentParser):
         self.print_usage(sys.stderr)
         sys.stderr.write(f"{self.prog}: error: {message}\n")
         raise SystemExit(EXIT_USAGE)
+
+
+def positive_seconds(text: str) -> float:
+    """An argparse type: a finite number of seconds greater than zero."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"must be a number of seconds above 0, not {text}")
+    return value
 
 
 # --- agent-tck rules ---------------------------------------------------------------------------
@@ -75,7 +88,7 @@ def _add_run_options(p: argparse.ArgumentParser) -> None:
                    help="run only the --vectors files, not the built-in ones")
     p.add_argument("--report-dir", type=Path, metavar="DIR",
                    help="where to write the reports (default: reports/<implementation-name>)")
-    p.add_argument("--timeout", type=float, default=10.0, metavar="SECONDS",
+    p.add_argument("--timeout", type=positive_seconds, default=10.0, metavar="SECONDS",
                    help="per-case timeout for --impl (default 10)")
     p.add_argument("--strict", action="store_true",
                    help="SHOULD rules fail the run too")
@@ -131,17 +144,33 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _terminate(signum: int, frame: object) -> None:
+    # CI cancels with SIGTERM: unwind like Ctrl-C, so the reports say the run was truncated
+    raise KeyboardInterrupt
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    previous = signal.signal(signal.SIGTERM, _terminate)
     try:
         result: Any = args.func(args)
     except HarnessError as exc:
         sys.stderr.write(f"agent-tck: {exc}\n")
         return EXIT_USAGE
     except KeyboardInterrupt:
-        sys.stderr.write("agent-tck: interrupted\n")
+        sys.stderr.write("agent-tck: interrupted; the reports written so far are marked "
+                         "truncated\n")
         return 130
+    except Exception as exc:  # our own bug: say so plainly, with a stable code
+        import traceback
+
+        traceback.print_exc()
+        sys.stderr.write(f"agent-tck: INTERNAL_ERROR: {type(exc).__name__}: {exc} (this is a "
+                         "bug in agent-tck; please report it with the traceback above)\n")
+        return EXIT_USAGE
+    finally:
+        signal.signal(signal.SIGTERM, previous)
     return int(result or 0)
 
 

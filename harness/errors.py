@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 
-@dataclass(frozen=True)
+@dataclass(eq=True)  # not frozen: Python must be able to set __traceback__ on it
 class HarnessError(Exception):
     """An error in *our* input (a vector, catalogue, capture, command line), not a verdict.
 

@@ -87,6 +87,8 @@ def _decode(line: str) -> Any:
         return json.loads(line)
     except json.JSONDecodeError as exc:
         raise ProtocolViolation(f"reply is not JSON ({exc.msg}): {line[:200]!r}") from exc
+    except RecursionError as exc:
+        raise ProtocolViolation("reply nests too deeply to decode") from exc
 
 
 def _check(instance: Any, definition: str) -> None:
@@ -131,6 +133,8 @@ def parse_result(line: str, expected_seq: int) -> CallResult:
             f"{', '.join(kinds) or 'none'}"
         )
     _check(reply, "result")
+    if type(reply["seq"]) is not int:
+        raise ProtocolViolation(f"seq must be a JSON integer, not {reply['seq']!r}")
     if reply["seq"] != expected_seq:
         raise ProtocolViolation(f"reply has seq {reply['seq']}, expected {expected_seq}")
     if "output" in reply:

@@ -98,6 +98,11 @@ def run_suite(request: RunRequest, out: IO[str] = sys.stdout, err: IO[str] = sys
     selected = select(cases, filters)
     if not selected:
         raise HarnessError("USAGE", "the filters select no vector case")
+    if request.report_dir is not None and request.report_dir.exists() and not (
+        request.report_dir.is_dir()
+    ):
+        raise HarnessError("USAGE", "--report-dir names a file, not a folder",
+                           str(request.report_dir))
     target, target_info, implementation = open_target(request.impl, request.timeout)
     folder = request.report_dir or Path("reports") / _safe(implementation["name"])
     head = header(catalogue, selected, filters, target_info=target_info,
@@ -120,7 +125,9 @@ def run_suite(request: RunRequest, out: IO[str] = sys.stdout, err: IO[str] = sys
 
 
 def _safe(name: str) -> str:
-    return "".join(ch if ch.isalnum() or ch in "._-" else "_" for ch in name) or "implementation"
+    """A folder name under reports/ for an implementation name (never ``.`` or ``..``)."""
+    safe = "".join(ch if ch.isalnum() or ch in "._-" else "_" for ch in name)
+    return "implementation" if not safe.strip(".") else safe
 
 
 def _print_summary(footer: dict[str, Any], head: dict[str, Any], paths: dict[str, Path],

@@ -12,9 +12,11 @@ import contextlib
 import os
 import queue
 import shlex
+import signal
 import subprocess
 import threading
 import time
+from dataclasses import dataclass
 from typing import Any
 
 from harness import __version__
@@ -33,6 +35,9 @@ from harness.protocol import (
 
 _EOF = object()
 _TRANSCRIPT_LINE = 2000  # characters kept per transcript line
+MAX_REPLY_BYTES = 16 * 1024 * 1024  # one reply line; larger is a breach, not a memory hazard
+MAX_DEPTH = 200  # nesting of a reply; deeper is a breach (and would exhaust recursion)
+MAX_FAILED_STARTS = 3  # restarts that fail in a row before the rest of the run is errored
 
 
 def _clip(text: str) -> str:
@@ -40,7 +45,7 @@ def _clip(text: str) -> str:
 
 
 class _Process:
-    """One running adapter process with reader threads for stdout and stderr."""
+    """One running adapter process (in its own process group) with reader threads."""
 
     def __init__(self, argv: list[str], cwd: str | None, env: dict[str, str] | None) -> None:
         self.proc = subprocess.Popen(
@@ -50,10 +55,7 @@ class _Process:
             stderr=subprocess.PIPE,
             cwd=cwd,
             env=env,
-            text=True,
-            encoding="utf-8",
-            errors="replace",
-            bufsize=1,
+            start_new_session=True,  # so a kill reaches what an `sh -c` wrapper started
         )
         self.lines: queue.Queue[object] = queue.Queue()
         self.stderr: collections.deque[str] = collections.deque(maxlen=200)
@@ -61,25 +63,48 @@ class _Process:
         threading.Thread(target=self._pump_stderr, daemon=True).start()
 
     def _pump_stdout(self) -> None:
+        """Lines of stdout, decoded strictly; an oversized or non-UTF-8 line is a breach."""
         assert self.proc.stdout is not None
-        for line in self.proc.stdout:
-            self.lines.put(line)
+        stream = self.proc.stdout
+        while True:
+            raw = stream.readline(MAX_REPLY_BYTES + 1)
+            if not raw:
+                break
+            if len(raw) > MAX_REPLY_BYTES and not raw.endswith(b"\n"):
+                while (rest := stream.readline(1 << 20)) and not rest.endswith(b"\n"):
+                    pass  # discard the rest of the oversized line
+                self.lines.put(_Breach(f"a reply line is longer than {MAX_REPLY_BYTES} bytes"))
+                continue
+            try:
+                self.lines.put(raw.decode("utf-8"))
+            except UnicodeDecodeError as exc:
+                self.lines.put(_Breach(f"a reply line is not UTF-8 ({exc.reason} at byte "
+                                       f"{exc.start}): {raw[:120]!r}"))
         self.lines.put(_EOF)
 
     def _pump_stderr(self) -> None:
         assert self.proc.stderr is not None
         for line in self.proc.stderr:
-            self.stderr.append(line.rstrip("\n"))
+            self.stderr.append(_clip(line.decode("utf-8", "replace").rstrip("\n")))
 
     def send(self, text: str) -> None:
         assert self.proc.stdin is not None
-        self.proc.stdin.write(text)
+        self.proc.stdin.write(text.encode("utf-8"))
         self.proc.stdin.flush()
 
-    def receive(self, timeout: float) -> str | None:
+    def receive(self, timeout: float) -> str | _Breach | None:
         """The next stdout line; None on EOF; raises queue.Empty on timeout."""
         item = self.lines.get(timeout=timeout)
-        return None if item is _EOF else str(item)
+        return None if item is _EOF else item  # type: ignore[return-value]
+
+    def pending(self) -> list[object]:
+        """Whatever the adapter wrote that nobody asked for."""
+        out = []
+        while True:
+            try:
+                out.append(self.lines.get_nowait())
+            except queue.Empty:
+                return out
 
     def exit_status(self) -> int | None:
         """The exit status once stdout has closed (the process may need a moment to exit)."""
@@ -95,9 +120,31 @@ class _Process:
 
     def kill(self) -> None:
         with contextlib.suppress(OSError):
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        with contextlib.suppress(OSError):
             self.proc.kill()
         with contextlib.suppress(subprocess.TimeoutExpired):
             self.proc.wait(timeout=5)
+
+
+@dataclass(frozen=True)
+class _Breach:
+    """Something the stdout reader saw that no reply may be (too long, not UTF-8)."""
+
+    reason: str
+
+
+def _depth(value: object, limit: int) -> bool:
+    """True when ``value`` nests no deeper than ``limit`` (checked without recursion)."""
+    stack = [(value, 1)]
+    while stack:
+        item, level = stack.pop()
+        if isinstance(item, dict | list):
+            if level > limit:
+                return False
+            stack.extend((v, level + 1) for v in (item.values() if isinstance(item, dict)
+                                                  else item))
+    return True
 
 
 class SubprocessTarget:
@@ -123,6 +170,7 @@ class SubprocessTarget:
         self._seq = 0
         self._proc: _Process | None = None
         self.restarts = 0
+        self._failed_starts = 0
         self.implementation = self._start(first=True)
 
     # -- Target interface -----------------------------------------------------------------
@@ -137,14 +185,33 @@ class SubprocessTarget:
 
     def call(self, operation: str, payload: Any, case: str | None = None) -> CallResult:
         transcript: list[str] = []
+        if self._proc is not None:
+            # A reply nobody asked for (two replies to one command): the stream is out of step,
+            # so start afresh rather than blame this case for the previous one's extra line.
+            stray = [item for item in self._proc.pending() if not (
+                isinstance(item, str) and not item.strip())]
+            if stray:
+                transcript.append("note: the implementation wrote after its previous reply; "
+                                  "it was restarted before this case. It wrote:")
+                transcript += ["<< " + _clip(str(getattr(x, "reason", x)).rstrip("\n"))
+                               for x in stray if x is not _EOF]
+                self._proc.kill()
+                self._proc = None
         if self._proc is None:
+            if self._failed_starts >= MAX_FAILED_STARTS:
+                return Errored(f"not run: the implementation failed to restart "
+                               f"{self._failed_starts} times in a row", tuple(transcript))
             try:
                 self._start(first=False)
                 self.restarts += 1
+                self._failed_starts = 0
             except HarnessError as exc:
-                return Errored(f"could not restart the implementation: {exc.message}")
+                self._failed_starts += 1
+                return Errored(f"could not restart the implementation: {exc.message}",
+                               (*transcript, *exc.message.splitlines()))
         proc = self._proc
         assert proc is not None
+        proc.drain_stderr()  # stderr of earlier cases is theirs, not this one's
         self._seq += 1
         line = encode(Run(self._seq, operation, payload, case))
         transcript.append(">> " + _clip(line.rstrip("\n")))
@@ -159,8 +226,12 @@ class SubprocessTarget:
             except queue.Empty:
                 return self._fail(f"no reply within {self.timeout:g} s (timed out)", transcript)
             if reply is None:
-                return self._fail(f"the implementation exited (status {proc.exit_status()})",
-                                  transcript)
+                status = proc.exit_status()
+                what = ("closed its stdout but is still running" if status is None
+                        else f"exited (status {status})")
+                return self._fail(f"the implementation {what}", transcript)
+            if isinstance(reply, _Breach):
+                return self._fail(reply.reason, transcript)
             if not reply.strip():
                 continue  # blank lines are tolerated
             transcript.append("<< " + _clip(reply.rstrip("\n")))
@@ -170,8 +241,8 @@ class SubprocessTarget:
                 return self._fail(str(exc), transcript)
             if isinstance(result, Errored):
                 return Errored(result.reason, (*self._with_stderr(transcript), *result.transcript))
-            if isinstance(result, Output):
-                return result
+            if isinstance(result, Output) and not _depth(result.value, MAX_DEPTH):
+                return self._fail(f"the output nests deeper than {MAX_DEPTH} levels", transcript)
             return result
 
     def close(self) -> None:
@@ -217,6 +288,8 @@ class SubprocessTarget:
             deadline = time.monotonic() + self.start_timeout
             while True:
                 reply = proc.receive(max(0.0, deadline - time.monotonic()))
+                if isinstance(reply, _Breach):
+                    raise ProtocolViolation(reply.reason)
                 if reply is None:
                     raise ProtocolViolation(
                         f"the implementation exited (status {proc.exit_status()}) before "

@@ -117,7 +117,11 @@ def vector_files(extra: Iterable[Path] = (), *, builtin: bool = True) -> list[Pa
     for folder in extra:
         if not folder.exists():
             raise HarnessError("VECTORS_NOT_FOUND", "no such file or folder", str(folder))
-        files.extend([folder] if folder.is_file() else sorted(folder.rglob("*.json")))
+        found = [folder] if folder.is_file() else sorted(folder.rglob("*.json"))
+        if not found:
+            raise HarnessError("VECTORS_NOT_FOUND", "no *.json vector files in this folder",
+                               str(folder))
+        files.extend(found)
     return files
 
 

@@ -33,7 +33,7 @@ from reference_impl.session_log import VOCABULARY, default_vocabulary
 # Errors: a stable code, the event's seq and the rule it breaks.
 
 
-@dataclass(frozen=True, eq=True)
+@dataclass(eq=True)  # not frozen, like TckError: Python sets __traceback__ on it
 class DeveloperMessageError(TckError):
     """A rejection naming the offending event (``seq``) and the catalogue rule (``rule``)."""
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 
-@dataclass(frozen=True, eq=True)
+@dataclass(eq=True)  # not frozen: Python must be able to set __traceback__ on it
 class TckError(Exception):
     """A rule-level rejection by an operation.
 

@@ -215,3 +215,45 @@ def test_an_expectation_can_narrow_the_rules_it_counts_for(tmp_path):
     mine.write_text(json.dumps({"family": "block-omission", "cases": [narrowed]}))
     proc = agent_tck("run", "--vectors", str(mine), "--report-dir", str(tmp_path / "r2"))
     assert proc.returncode == 2 and "not among the case's rules" in proc.stderr
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "nan", "inf", "soon"])
+def test_a_timeout_must_be_positive_seconds(value, capsys):
+    with pytest.raises(SystemExit) as info:
+        main(["run", "--timeout", value])
+    assert info.value.code == 2
+    assert "--timeout" in capsys.readouterr().err
+
+
+def test_report_dir_naming_a_file_is_a_usage_error(tmp_path, capsys):
+    afile = tmp_path / "afile"
+    afile.write_text("x")
+    assert main(["run", "--family", "block-omission", "--report-dir", str(afile)]) == 2
+    assert "names a file" in capsys.readouterr().err
+
+
+def test_an_adapter_name_never_escapes_the_reports_folder():
+    from harness.session import _safe
+
+    assert _safe("..") == "implementation" and _safe(".") == "implementation"
+    assert _safe("../../etc") == ".._.._etc" and _safe("my-impl 2") == "my-impl_2"
+
+
+def test_sigterm_leaves_reports_marked_truncated(tmp_path, fake_adapter):
+    import signal
+    import time
+
+    folder = tmp_path / "r"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "harness.cli", "run", "--impl", fake_adapter("fake", "hang:"),
+         "--family", "block-omission", "--report-dir", str(folder), "--timeout", "30"],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 30
+    while not (folder / "results.jsonl").exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    time.sleep(0.5)
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130, err
+    assert read(folder / "results.jsonl").truncated
+    assert "truncated" in (folder / "summary.md").read_text().lower()

@@ -11,6 +11,7 @@ from harness.outcome import Errored, Output, Rejected
 from harness.runner import execute, exit_code
 from harness.subprocess_target import SubprocessTarget
 from harness.vectors import Case, Expectation
+from tests.conftest import FAKES
 
 
 def echo_case(case_id: str, value: object = None) -> Case:
@@ -133,3 +134,74 @@ def test_exit_code_gates_on_must_and_on_should_only_when_strict():
     assert exit_code(rules, recs(("A-002", "stale"))) == 1
     assert exit_code(rules, recs(("A-001", "pass")), stale=1) == 1
     assert exit_code(rules, []) == 0
+
+
+@pytest.mark.parametrize(
+    ("mode", "reason"),
+    [
+        ("deep", "nests too deeply"),
+        ("badutf8", "not UTF-8"),
+        ("bigline", "longer than"),
+        ("floatseq", "seq must be a JSON integer"),
+    ],
+)
+def test_hostile_replies_error_one_case_only(fake_adapter, mode, reason):
+    records = run(fake_adapter("fake", f"{mode}:bad"), CASES)
+    assert [r["status"] for r in records] == ["pass", "errored", "pass"]
+    assert reason in records[1]["message"]
+
+
+def test_two_replies_to_one_command_do_not_blame_the_next_case(fake_adapter):
+    records = run(fake_adapter("fake", "double:bad"), CASES)
+    # the extra line is seen before the next case is sent: the adapter is restarted and the
+    # next case runs cleanly, with the stray output noted in its transcript
+    assert records[2]["status"] == "pass"
+    assert records[1]["status"] == "pass"
+
+
+def test_stderr_of_earlier_cases_stays_out_of_a_later_transcript(fake_adapter):
+    cases = [echo_case(f"case-{i}") for i in range(10)] + [echo_case("last")]
+    records = run(fake_adapter("fake", "stderr", "crash:last"), cases)
+    noise = [line for line in records[-1]["transcript"] if "some noise" in line]
+    assert 1 <= len(noise) <= 2  # its own (and at most one late line of the case before)
+
+
+def test_a_kill_reaches_what_a_shell_wrapper_started(fake_adapter, tmp_path):
+    import subprocess
+    import uuid
+
+    marker = f"marker-{uuid.uuid4().hex}"  # an inert argument that names this adapter
+    inner = fake_adapter("fake", "hang:bad", marker)
+    target = SubprocessTarget(f"sh -c '{inner}; true'", timeout=0.5)
+    try:
+        assert isinstance(target.call("tck.echo", 1, "bad"), Errored)
+    finally:
+        target.close()
+    time.sleep(0.2)
+    left = subprocess.run(["pgrep", "-f", marker], capture_output=True, text=True)
+    assert left.stdout.strip() == "", "the adapter under `sh -c` outlived the kill"
+
+
+def test_restarts_that_keep_failing_stop_being_attempted(fake_adapter, tmp_path):
+    marker = tmp_path / "started"
+    # starts once, then every restart exits before answering
+    script = tmp_path / "once.py"
+    script.write_text(
+        "import pathlib, subprocess, sys\n"
+        f"m = pathlib.Path({str(marker)!r})\n"
+        "if m.exists(): sys.exit(4)\n"
+        "m.write_text('x')\n"
+        f"sys.argv = ['fake', 'crash:']\n"
+        f"exec(open({str(FAKES / 'fake.py')!r}).read())\n"
+    )
+    import sys as _sys
+
+    target = SubprocessTarget(f"{_sys.executable} {script}", timeout=2)
+    try:
+        results = [target.call("tck.echo", i, f"c{i}") for i in range(6)]
+    finally:
+        target.close()
+    reasons = [r.reason for r in results]  # type: ignore[union-attr]
+    assert "exited (status 7)" in reasons[0]
+    assert all("could not restart" in r for r in reasons[1:4])
+    assert all("failed to restart 3 times in a row" in r for r in reasons[4:])

@@ -4,7 +4,8 @@ Usage: fake.py MODE[:CASE_SUBSTRING] ...  Modes apply to run commands whose case
 CASE_SUBSTRING (all cases when omitted). Other commands are answered correctly: ``tck.echo``
 returns its input; any other operation goes to the reference implementation.
 
-Modes: crash, hang, garbage, wrong-seq, two-kinds, lie, stderr, split, reject,
+Modes: crash, hang, garbage, wrong-seq, two-kinds, lie, stderr, split, reject, double, deep,
+       badutf8, bigline, floatseq,
        no-start (exit at once), bad-handshake, old-protocol, slow-start.
 """
 
@@ -79,6 +80,25 @@ for line in sys.stdin:
         continue
     if active("two-kinds", case):
         reply({"seq": seq, "output": 1, "error": {"code": "X"}})
+        continue
+    if active("double", case):  # two replies to one command
+        reply({"seq": seq, "output": command["input"]})
+        reply({"seq": seq, "output": command["input"]})
+        continue
+    if active("deep", case):
+        sys.stdout.write('{"seq": %d, "output": %s%s}\n' % (seq, "[" * 5000, "]" * 5000))
+        sys.stdout.flush()
+        continue
+    if active("badutf8", case):
+        sys.stdout.buffer.write(b'{"seq": %d, "output": "\xff\xfe"}\n' % seq)
+        sys.stdout.flush()
+        continue
+    if active("bigline", case):
+        sys.stdout.write('{"seq": %d, "output": "%s"}\n' % (seq, "x" * (17 * 1024 * 1024)))
+        sys.stdout.flush()
+        continue
+    if active("floatseq", case):
+        reply({"seq": float(seq), "output": command["input"]})
         continue
     if active("lie", case):
         reply({"seq": seq, "output": {"lie": True}})
