@@ -253,7 +253,7 @@ def test_sigterm_leaves_reports_marked_truncated(tmp_path, fake_adapter):
         time.sleep(0.1)
     time.sleep(0.5)
     proc.send_signal(signal.SIGTERM)
-    out, err = proc.communicate(timeout=30)
+    _, err = proc.communicate(timeout=30)
     assert proc.returncode == 130, err
     assert read(folder / "results.jsonl").truncated
     assert "truncated" in (folder / "summary.md").read_text().lower()

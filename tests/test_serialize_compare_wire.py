@@ -8,7 +8,13 @@ import json
 import pytest
 
 from harness.compare import compare
-from harness.compare_wire import NotARequest, normalize_anthropic_messages, normalize_openai_chat
+from harness.compare_wire import (
+    NotARequest,
+    align_openai_chat,
+    normalize_anthropic_messages,
+    normalize_openai_chat,
+    same_openai_content,
+)
 
 
 def _text(text: str) -> dict:
@@ -28,7 +34,7 @@ BASE_A = {
     "messages": [
         {"role": "user", "content": [_text("hello")]},
         {"role": "assistant", "content": [
-            {"type": "thinking", "thinking": "plan"},
+            {"type": "thinking", "thinking": "plan", "signature": "sig-1"},
             {"type": "tool_use", "id": "a", "name": "read", "input": {"path": "a", "n": 1}},
         ]},
         {"role": "user", "content": [
@@ -173,12 +179,91 @@ def test_anthropic_a_relocated_update_is_visible() -> None:
     assert not a_same(BASE_A, moved_to_system)
 
 
-def test_anthropic_system_updates_are_not_combined() -> None:
-    two = {"messages": [{"role": "user", "content": "u"}, {"role": "system", "content": "a"},
-                        {"role": "system", "content": "b"}]}
-    one = {"messages": [{"role": "user", "content": "u"},
-                        {"role": "system", "content": [_text("a"), _text("b")]}]}
-    assert not a_same(one, two)
+def _updates(*messages: dict) -> dict:
+    return {"messages": [{"role": "user", "content": "u"}, *messages,
+                         {"role": "assistant", "content": "ok"}]}
+
+
+def test_anthropic_consecutive_system_updates_fold_in_order() -> None:
+    two = _updates({"role": "system", "content": "a"}, {"role": "system", "content": [_text("b")]})
+    one = _updates({"role": "system", "content": [_text("a"), _text("b")]})
+    assert a_same(one, two)
+    # IHU-D001 keeps the order: folding never reorders the blocks
+    assert not a_same(_updates({"role": "system", "content": [_text("b"), _text("a")]}), two)
+
+
+def test_anthropic_system_updates_apart_are_not_folded() -> None:
+    # an update moved past a turn boundary is a different request, folded or not
+    apart = {"messages": [{"role": "user", "content": "u"}, {"role": "system", "content": "a"},
+                          {"role": "assistant", "content": "ok"},
+                          {"role": "user", "content": "v"}, {"role": "system", "content": "b"}]}
+    together = {"messages": [{"role": "user", "content": "u"},
+                             {"role": "system", "content": [_text("a"), _text("b")]},
+                             {"role": "assistant", "content": "ok"},
+                             {"role": "user", "content": "v"}]}
+    assert not a_same(apart, together)
+
+
+def test_anthropic_an_empty_system_update_is_not_folded_away() -> None:
+    one = _updates({"role": "system", "content": "a"})
+    with_empty = _updates({"role": "system", "content": "a"}, {"role": "system", "content": []})
+    assert not a_same(one, with_empty)
+
+
+def _thinking(**extra: object) -> dict:
+    return {"type": "thinking", "thinking": "assistant thinks", **extra}
+
+
+def _assistant(*blocks: dict) -> dict:
+    return {"messages": [{"role": "user", "content": "q"},
+                         {"role": "assistant", "content": [*blocks, _text("answer")]},
+                         {"role": "user", "content": "more"}]}
+
+
+@pytest.mark.parametrize("unsigned", [_thinking(), _thinking(signature=""),
+                                      _thinking(signature=None)])
+def test_anthropic_unsigned_assistant_thinking_is_no_block(unsigned: dict) -> None:
+    assert a_same(_assistant(unsigned), _assistant())
+    assert a_same(_assistant(unsigned), _assistant(_thinking(signature="")))
+
+
+def test_anthropic_unsigned_thinking_in_its_own_assistant_turn_combines_first() -> None:
+    # the provider combines consecutive assistant turns, then sets unsigned thinking aside
+    split = {"messages": [{"role": "user", "content": "q"},
+                          {"role": "assistant", "content": [_thinking()]},
+                          {"role": "assistant", "content": [_text("answer")]},
+                          {"role": "user", "content": "more"}]}
+    assert a_same(split, _assistant())
+
+
+def test_anthropic_signed_assistant_thinking_is_compared() -> None:
+    signed = _assistant(_thinking(signature="sig-1"))
+    assert not a_same(signed, _assistant())  # BO-011: dropped
+    assert not a_same(signed, _assistant(_thinking()))  # signature lost
+    assert not a_same(signed, _assistant(_thinking(signature="sig-2")))
+    changed = {"type": "thinking", "thinking": "other", "signature": "sig-1"}
+    assert not a_same(signed, _assistant(changed))
+
+
+def test_anthropic_unsigned_thinking_turned_into_text_is_visible() -> None:
+    assert not a_same(_assistant(_thinking()), _assistant(_text("assistant thinks")))
+
+
+def test_anthropic_unsigned_thinking_outside_assistant_turns_is_visible() -> None:
+    plain = {"messages": [{"role": "user", "content": [_text("q")]}]}
+    for block in (_thinking(), _thinking(signature="")):
+        user = {"messages": [{"role": "user", "content": [_text("q"), block]}]}
+        assert not a_same(plain, user)
+
+
+def test_anthropic_turn_of_unsigned_thinking_only_stays_an_empty_turn() -> None:
+    only = {"messages": [{"role": "user", "content": "q"},
+                         {"role": "assistant", "content": [_thinking()]},
+                         {"role": "user", "content": "more"}]}
+    skipped = {"messages": [{"role": "user", "content": "q"}, {"role": "user", "content": "more"}]}
+    assert not a_same(only, skipped)
+    assert normalize_anthropic_messages(only)["messages"][1] == {"role": "assistant",
+                                                                 "content": []}
 
 
 def test_anthropic_tool_result_order_is_kept() -> None:
@@ -268,6 +353,112 @@ def test_openai_null_members_and_absent_tools() -> None:
 def test_openai_empty_tool_message_content_forms() -> None:
     one = {"messages": [{"role": "tool", "tool_call_id": "a", "content": ""}]}
     assert o_same(one, {"messages": [{"role": "tool", "tool_call_id": "a", "content": []}]})
+
+
+def _o(*messages: dict) -> dict:
+    return {"messages": list(messages)}
+
+
+NOTICE = [_text("Background subagent finished.\n"), _text("  child answer  ")]
+
+
+@pytest.mark.parametrize("sep", ["", "\n", "\n\n"])
+@pytest.mark.parametrize("role", ["user", "system", "developer", "assistant"])
+def test_openai_text_parts_and_their_join_are_the_same(sep: str, role: str) -> None:
+    parts = {"role": role, "content": NOTICE}
+    joined = {"role": role, "content": sep.join(p["text"] for p in NOTICE)}
+    assert compare(_o(parts), _o(joined), "openai-chat") is None
+    assert compare(_o(joined), _o(parts), "openai-chat") is None
+
+
+@pytest.mark.parametrize("sep", ["", "\n", "\n\n"])
+def test_openai_tool_message_parts_and_their_join_are_the_same(sep: str) -> None:
+    parts = {"role": "tool", "tool_call_id": "a", "content": [_text("one"), _text("two")]}
+    joined = {"role": "tool", "tool_call_id": "a", "content": f"one{sep}two"}
+    assert compare(_o(parts), _o(joined), "openai-chat") is None
+
+
+def test_openai_each_user_message_joined_on_its_own_is_the_same() -> None:
+    # two recorded user messages, each sent as one string: the provider combines them
+    expected = _o({"role": "user", "content": [_text("a"), _text("b"), _text("c")]})
+    actual = _o({"role": "user", "content": "a\nb"}, {"role": "user", "content": "c"})
+    assert compare(expected, actual, "openai-chat") is None
+
+
+def test_openai_a_run_of_text_beside_an_image_joins() -> None:
+    image = {"type": "image_url", "image_url": {"url": "data:image/png;base64,AA=="}}
+    expected = _o({"role": "user", "content": [_text("a"), _text("b"), image]})
+    assert compare(expected, _o({"role": "user", "content": [_text("a\nb"), image]}),
+                   "openai-chat") is None
+    # the image still counts
+    assert compare(expected, _o({"role": "user", "content": "a\nb"}), "openai-chat") is not None
+
+
+@pytest.mark.parametrize("actual", [
+    "Background subagent finished.\n child answer",  # text trimmed (BO-007)
+    "Background subagent finished.\n   child answer  ",  # a space joined in
+    "Background subagent finished.\n",  # a part missing
+    "  child answer  Background subagent finished.\n",  # parts reordered
+    "Background subagent finished.\nchild reasoning  child answer  ",  # omitted block joined in
+    "Background subagent finished.\n\n\n\n  child answer  ",  # no allowed separator
+])
+def test_openai_joined_text_must_still_be_exact(actual: str) -> None:
+    expected = _o({"role": "user", "content": NOTICE})
+    assert compare(expected, _o({"role": "user", "content": actual}), "openai-chat") is not None
+
+
+def test_openai_an_empty_text_part_never_joins() -> None:
+    assert compare(_o({"role": "user", "content": "a\nb"}),
+                   _o({"role": "user", "content": [_text("a"), _text(""), _text("b")]}),
+                   "openai-chat") is not None
+    assert compare(_o({"role": "tool", "tool_call_id": "a", "content": "a"}),
+                   _o({"role": "tool", "tool_call_id": "a", "content": [_text("a"), _text("")]}),
+                   "openai-chat") is not None
+
+
+def test_openai_join_is_per_message_and_role() -> None:
+    expected = _o({"role": "user", "content": [_text("a"), _text("b")]})
+    assert compare(expected, _o({"role": "system", "content": "a\nb"}), "openai-chat") is not None
+    moved = _o({"role": "user", "content": "a"}, {"role": "system", "content": "x"},
+               {"role": "user", "content": "b"})
+    assert compare(_o({"role": "user", "content": "a\nb"}, {"role": "system", "content": "x"}),
+                   moved, "openai-chat") is not None
+
+
+def test_openai_same_content_directly() -> None:
+    a, b, c = _text("a"), _text("b"), _text("c")
+    assert same_openai_content([a, b, c], [_text("ab"), c])
+    assert same_openai_content([_text("a\n\nb"), c], [a, b, c])
+    assert not same_openai_content([a, b, c], [_text("a b"), c])
+    assert not same_openai_content([a, b], [a])
+    assert not same_openai_content([{**a, "extra": 1}, b], [_text("ab")])
+    assert not same_openai_content("ab", [a, b])
+
+
+def test_openai_alignment_is_pure_and_keeps_other_differences() -> None:
+    expected = normalize_openai_chat(_o({"role": "user", "content": NOTICE}))
+    actual = normalize_openai_chat(_o({"role": "user", "content": "".join(
+        p["text"] for p in NOTICE), "name": "x"}))
+    before = copy.deepcopy(actual)
+    aligned = align_openai_chat(expected, actual)
+    assert actual == before
+    assert aligned["messages"][0]["content"] == expected["messages"][0]["content"]
+    assert aligned["messages"][0]["name"] == "x"  # only the content was aligned
+    assert compare(_o({"role": "user", "content": NOTICE}),
+                   _o({"role": "user", "content": "".join(p["text"] for p in NOTICE),
+                       "name": "x"}), "openai-chat") == '/messages/0/name: unexpected member "x"'
+
+
+def _image(**extra: object) -> dict:
+    return _o({"role": "user", "content": [
+        _text("look"), {"type": "image_url", "image_url": {"url": "data:image/png;base64,AA==",
+                                                          **extra}}]})
+
+
+def test_openai_image_detail_auto_is_the_default() -> None:
+    assert o_same(_image(), _image(detail="auto"))
+    assert not o_same(_image(), _image(detail="low"))
+    assert not o_same(_image(detail="auto"), _image(detail="high"))
 
 
 # --- Chat Completions: differences a rule keeps -----------------------------------------------

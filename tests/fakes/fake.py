@@ -86,7 +86,7 @@ for line in sys.stdin:
         reply({"seq": seq, "output": command["input"]})
         continue
     if active("deep", case):
-        sys.stdout.write('{"seq": %d, "output": %s%s}\n' % (seq, "[" * 5000, "]" * 5000))
+        sys.stdout.write(f'{{"seq": {seq}, "output": {"[" * 5000}{"]" * 5000}}}\n')
         sys.stdout.flush()
         continue
     if active("badutf8", case):
@@ -94,7 +94,7 @@ for line in sys.stdin:
         sys.stdout.flush()
         continue
     if active("bigline", case):
-        sys.stdout.write('{"seq": %d, "output": "%s"}\n' % (seq, "x" * (17 * 1024 * 1024)))
+        sys.stdout.write(f'{{"seq": {seq}, "output": "{"x" * (17 * 1024 * 1024)}"}}\n')
         sys.stdout.flush()
         continue
     if active("floatseq", case):
