@@ -205,14 +205,14 @@ Feature: Block omission in user and tool-result input
     Given the recorded history:
       | message | role      | block     | value            |
       | 1       | user      | text      | question         |
-      | 2       | assistant | reasoning | assistant thinks |
-      | 2       | assistant | text      | answer           |
-      | 3       | user      | text      | more             |
+      | 2       | assistant | signed reasoning | sig-Qm9x assistant thinks |
+      | 2       | assistant | text             | answer                    |
+      | 3       | user      | text             | more                      |
     When it is serialized for Anthropic Messages
     Then Messages assistant turn 1 holds, in order:
-      | block    | value            |
-      | thinking | assistant thinks |
-      | text     | answer           |
+      | block           | value                     |
+      | signed thinking | sig-Qm9x assistant thinks |
+      | text            | answer                    |
 
   @BO-012
   Scenario: The assistant's own tool calls stay on both wire formats

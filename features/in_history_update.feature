@@ -147,7 +147,8 @@ Feature: In-history system updates on the Anthropic Messages wire
       | 8       | user          | text      | more input           |
       | 9       | assistant     | text      | done                 |
     When it is serialized for Anthropic Messages
-    Then the Messages request's turns are "user, assistant, user, system, system, assistant"
+    Then the Messages request's turns are "user, assistant, user, system, assistant"
+    And the Messages system updates are, in order: "first update", "second update"
     And the system update "first update" directly follows the user turn holding "more input"
     And the system update "second update" directly precedes the assistant turn holding "done"
 

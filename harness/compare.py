@@ -5,7 +5,9 @@ Modes (documented for implementers in vectors/README.md):
 * ``json`` - equal as JSON values: key order never matters; ``true`` is not ``1``; ``1`` equals
   ``1.0`` (JSON does not tell them apart).
 * ``anthropic-messages`` / ``openai-chat`` - both sides are first normalized to the form the
-  provider would see (``harness.compare_wire``), then compared as ``json``.
+  provider would see (``harness.compare_wire``), then compared as ``json``. For ``openai-chat``
+  an alignment step then writes the actual body's message contents in the expected form where
+  the two differ only in how text is cut into parts (``compare_wire.align_openai_chat``).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ Normalizer = Callable[[Any], Any]
 DEFAULT_MODES: dict[str, str] = {
     "anthropic.serialize": "anthropic-messages",
     "openai.serialize": "openai-chat",
+    "session.resume": "canonical-history",
 }
 
 
@@ -29,7 +32,16 @@ def _normalizers() -> dict[str, Normalizer]:
         "json": lambda value: value,
         "anthropic-messages": compare_wire.normalize_anthropic_messages,
         "openai-chat": compare_wire.normalize_openai_chat,
+        "canonical-history": compare_wire.normalize_canonical_history,
     }
+
+
+def _aligners() -> dict[str, Callable[[Any, Any], Any]]:
+    """Two-sided equivalences a one-sided normalizer cannot express: (expected, actual) ->
+    actual rewritten where it is the same as expected in another form."""
+    from harness import compare_wire
+
+    return {"openai-chat": compare_wire.align_openai_chat}
 
 
 def mode_for(operation: str, explicit: str | None) -> str:
@@ -92,4 +104,8 @@ def compare(expected: Any, actual: Any, mode: str) -> str | None:
         actual_n = normalize(actual)
     except Exception as exc:  # an unnormalizable actual output is a failed comparison
         return f"/: output is not a well-formed {mode} body ({type(exc).__name__}: {exc})"
-    return first_difference(normalize(expected), actual_n)
+    expected_n = normalize(expected)
+    align = _aligners().get(mode)
+    if align is not None:
+        actual_n = align(expected_n, actual_n)
+    return first_difference(expected_n, actual_n)

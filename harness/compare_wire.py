@@ -9,8 +9,13 @@ Equal after normalization (Anthropic Messages, mode ``anthropic-messages``):
 
 * key order (the comparison is JSON equality);
 * a string ``content`` and a list holding one text block with that string;
-* consecutive ``user`` turns, and consecutive ``assistant`` turns, combined into one turn (the
-  provider combines them) - but a turn with empty content is never merged away;
+* consecutive ``user`` turns, consecutive ``assistant`` turns, and consecutive mid-conversation
+  ``system`` messages combined into one (the provider combines them; block order is kept) - but a
+  turn with empty content is never merged away;
+* an assistant ``thinking`` block without a signature (absent, ``null`` or ``""``) and no block:
+  the provider refuses thinking without a signature and ignores thinking in earlier assistant
+  turns, so dropping it and sending it unsigned are the same request. A signed thinking block is
+  compared, signature included (BO-011); thinking outside assistant turns is always compared;
 * top-level ``system`` as a string, a list of text blocks, or absent when empty;
 * tool_use ``input`` given as a JSON string and as the parsed value;
 * tool_result ``content`` absent, ``""`` and ``[]``; ``is_error`` absent and ``false``;
@@ -23,6 +28,12 @@ Equal after normalization (Chat Completions, mode ``openai-chat``):
 * key order; members whose value is ``null``;
 * a string ``content`` and a list holding one text part with that string; an assistant's
   ``content`` ``null``, ``""``, ``[]`` and absent;
+* a run of consecutive non-empty text parts in a message and one text part holding their texts
+  joined by ``""``, ``"\n"`` or ``"\n\n"`` (many endpoints take string content only). This is
+  two-sided, so it is not done by :func:`normalize_openai_chat` but by
+  :func:`align_openai_chat` on two normalized bodies (``harness.compare`` calls it); the texts
+  themselves still compare exactly (BO-007);
+* an ``image_url`` part's ``detail`` absent and ``"auto"`` (the provider default);
 * consecutive ``user`` messages combined (never merging away an empty one);
 * ``tool_calls`` absent and ``[]``; a tool call's ``type`` absent and ``"function"``; its
   ``function.arguments`` compared as parsed JSON;
@@ -33,9 +44,10 @@ Equal after normalization (Chat Completions, mode ``openai-chat``):
   messages are stripped: reasoning that shows up in a user or tool message is compared;
 * ``tools`` absent and ``[]``; top-level members other than messages/tools are ignored.
 
-Never normalized: an omitted block's presence, an empty user message, the position of a system
-update, block order inside a turn (tool_result-first is a rule), text split into several blocks
-versus joined.
+Never normalized: an omitted block's presence, an empty user message or text block, the
+position of a system update, block order inside a turn (tool_result-first is a rule), text split
+into several blocks versus joined on the Messages wire, text joined with any other separator or
+changed in any way on Chat Completions.
 """
 
 from __future__ import annotations
@@ -115,6 +127,12 @@ def _anthropic_block(block: Json) -> Json:
     return out
 
 
+def _unsigned_thinking(block: Json) -> bool:
+    """A thinking block the provider would not take back: no signature, or an empty one."""
+    return (isinstance(block, dict) and block.get("type") == "thinking"
+            and block.get("signature") in (None, ""))
+
+
 def _anthropic_content(content: Json) -> list[Json]:
     if isinstance(content, str):
         # a string is one text block, even "" (which the provider would refuse: kept visible)
@@ -147,13 +165,20 @@ def normalize_anthropic_messages(body: Json) -> Json:
                       if k not in ("content", "cache_control")}
         normalized["content"] = _anthropic_content(message.get("content"))
         previous = out_messages[-1] if out_messages else None
-        if (previous is not None and normalized["role"] in ("user", "assistant")
+        # the provider combines consecutive turns of one role; a system update's place is
+        # still compared, since only neighbouring system messages fold (IHU-D001: order kept)
+        if (previous is not None and normalized["role"] in ("user", "assistant", "system")
                 and previous["role"] == normalized["role"]
                 and previous["content"] and normalized["content"]
                 and set(previous) == set(normalized) == {"role", "content"}):
             previous["content"] = previous["content"] + normalized["content"]
         else:
             out_messages.append(normalized)
+    for turn in out_messages:
+        if turn["role"] == "assistant":
+            # unsigned thinking: refused or ignored by the provider, so the same as no block.
+            # Set aside after turns combine, as the provider combines them first.
+            turn["content"] = [b for b in turn["content"] if not _unsigned_thinking(b)]
     tools = body.get("tools")
     if tools is None:
         tools = []
@@ -168,11 +193,21 @@ def normalize_anthropic_messages(body: Json) -> Json:
 # --- OpenAI Chat Completions ------------------------------------------------------------------
 
 
+def _openai_part(part: Json) -> Json:
+    out = _strip_cache_control(part)
+    if isinstance(out, dict) and out.get("type") == "image_url":
+        image = out.get("image_url")
+        if isinstance(image, dict) and image.get("detail") == "auto":
+            # "auto" is the provider's default detail: the same as leaving it out
+            out["image_url"] = {k: v for k, v in image.items() if k != "detail"}
+    return out
+
+
 def _openai_parts(content: Json, *, where: str) -> list[Json]:
     if isinstance(content, str) or content is None:
         return _text_blocks(content, where=where)
     _require(isinstance(content, list), f"{where} content must be a string or a list")
-    return [_strip_cache_control(p) for p in content]
+    return [_openai_part(p) for p in content]
 
 
 def _openai_user_parts(content: Json) -> list[Json]:
@@ -180,7 +215,7 @@ def _openai_user_parts(content: Json) -> list[Json]:
         # "" stays an (empty) user message; it is never merged away
         return [{"type": "text", "text": content}] if content != "" else []
     _require(isinstance(content, list), "user content must be a string or a list")
-    return [_strip_cache_control(p) for p in content]
+    return [_openai_part(p) for p in content]
 
 
 def _openai_call(call: Json) -> Json:
@@ -244,3 +279,130 @@ def normalize_openai_chat(body: Json) -> Json:
         entry.setdefault("type", "function")
         normalized_tools.append(entry)
     return {"messages": out_messages, "tools": normalized_tools}
+
+
+#: Separators a runtime that sends string content plausibly joins a message's text parts with.
+TEXT_JOINS = ("", "\n", "\n\n")
+
+
+def _plain_text(part: Json) -> str | None:
+    """The text of a plain, non-empty text part (nothing else on it), else None."""
+    if (isinstance(part, dict) and set(part) == {"type", "text"} and part["type"] == "text"
+            and isinstance(part["text"], str) and part["text"] != ""):
+        return str(part["text"])
+    return None
+
+
+def _joins_to(run: list[Json], text: str) -> bool:
+    texts: list[str] = []
+    for part in run:
+        plain = _plain_text(part)
+        if plain is None:
+            return False
+        texts.append(plain)
+    return any(sep.join(texts) == text for sep in TEXT_JOINS)
+
+
+def same_openai_content(one: Json, other: Json) -> bool:
+    """Two normalized Chat Completions contents the provider reads as the same text.
+
+    Equal, or equal once each run of two or more consecutive plain text parts on one side is
+    matched by one text part on the other holding their texts joined by ``""``, ``"\n"`` or
+    ``"\n\n"`` (BO-007: "Retained input is sent exactly as recorded" - the characters still
+    compare exactly; only where the parts were cut is not pinned). Empty text parts never join.
+    """
+    if one == other:
+        return True
+    if not (isinstance(one, list) and isinstance(other, list)):
+        return False
+    seen: set[tuple[int, int]] = set()
+
+    def match(i: int, j: int) -> bool:
+        if (i, j) in seen:
+            return False
+        seen.add((i, j))
+        if i == len(one) or j == len(other):
+            return i == len(one) and j == len(other)
+        if one[i] == other[j] and match(i + 1, j + 1):
+            return True
+        text = _plain_text(one[i])  # one part here, a run of parts there
+        if text is not None:
+            for n in range(2, len(other) - j + 1):
+                if _joins_to(other[j:j + n], text) and match(i + 1, j + n):
+                    return True
+        text = _plain_text(other[j])  # and the other way round
+        if text is not None:
+            for n in range(2, len(one) - i + 1):
+                if _joins_to(one[i:i + n], text) and match(i + n, j + 1):
+                    return True
+        return False
+
+    return match(0, 0)
+
+
+def align_openai_chat(expected: Json, actual: Json) -> Json:
+    """``actual`` (normalized) with each message content that :func:`same_openai_content`
+    finds equal to the expected message's (same index, same role) written in the expected form.
+
+    Both arguments are normalized bodies (:func:`normalize_openai_chat`). Only how text is cut
+    into parts is aligned: every other difference, and the text itself, is left for the
+    comparison to see. Pure: returns a new value.
+    """
+    if not (isinstance(expected, dict) and isinstance(actual, dict)):
+        return actual
+    wanted, got = expected.get("messages"), actual.get("messages")
+    if not (isinstance(wanted, list) and isinstance(got, list)):
+        return actual
+    aligned = []
+    for index, message in enumerate(got):
+        target = wanted[index] if index < len(wanted) else None
+        if (isinstance(target, dict) and isinstance(message, dict)
+                and target.get("role") == message.get("role")
+                and "content" in target and "content" in message
+                and target["content"] != message["content"]
+                and same_openai_content(target["content"], message["content"])):
+            aligned.append({**message, "content": target["content"]})
+        else:
+            aligned.append(message)
+    return {**actual, "messages": aligned}
+
+
+# --- canonical history (mode ``canonical-history``; chunk-free-persistence) --------------------
+#
+# ``session.resume`` returns ``{"history": [message, ...], "tools": [tool, ...] | null}`` in the
+# canonical history of vectors/schema/history.schema.json. Equal after normalization:
+#
+# * a message's metadata ``id``, ``source`` and ``createdAt`` present or absent (the schema's
+#   ``metadata``: "accepted on every message and never read");
+# * a tool message's ``isError`` absent and ``false`` (only ``true`` marks an error result);
+# * ``tools`` absent, ``null`` and ``[]`` (no tools to offer).
+#
+# Never normalized: a message's presence, order or role, content blocks (types, text, order,
+# tool-call ids and raw arguments), ``toolCallId``, ``isError: true``, and each tool.
+
+_HISTORY_METADATA = frozenset({"id", "source", "createdAt"})
+
+
+def _canonical_history_message(message: Json) -> Json:
+    if not isinstance(message, dict):
+        return message
+    out = {key: value for key, value in message.items() if key not in _HISTORY_METADATA}
+    if out.get("role") == "tool" and out.get("isError") is False:
+        del out["isError"]
+    return out
+
+
+def normalize_canonical_history(body: Json) -> Json:
+    """``body`` (a ``{"history", "tools"}`` object) in the form where the equivalences above
+    compare equal. Anything not recognizably a history is returned unchanged, for the JSON
+    comparison to report. Pure: returns a new value."""
+    if not isinstance(body, dict):
+        return body
+    out = dict(body)
+    history = out.get("history")
+    if isinstance(history, list):
+        out["history"] = [_canonical_history_message(m) for m in history]
+    if out.get("tools") == []:
+        out["tools"] = None
+    out.setdefault("tools", None)
+    return out

@@ -10,6 +10,7 @@ an adapter given with ``--impl``.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -17,7 +18,11 @@ from typing import Any
 import pytest
 from pytest_bdd import given, parsers, then, when
 
-from harness.compare_wire import normalize_anthropic_messages, normalize_openai_chat
+from harness.compare_wire import (
+    normalize_anthropic_messages,
+    normalize_openai_chat,
+    same_openai_content,
+)
 from harness.outcome import CallResult, Errored, Output, Rejected
 
 WIRE = r"(?P<wire>Anthropic Messages|Messages|Chat Completions)"
@@ -58,6 +63,9 @@ def _block(kind: str, value: str) -> dict[str, Any] | None:
         return None
     if kind in ("text", "reasoning"):
         return {"type": kind, "text": _literal(value)}
+    if kind == "signed reasoning":  # "SIGNATURE text..."
+        signature, _, text = value.partition(" ")
+        return {"type": "reasoning", "text": _literal(text), "signature": signature}
     if kind == "tool call":
         call_id, name, arguments = [*value.split(" ", 2), "{}"][:3]
         return {"type": "tool-call", "id": call_id, "name": name, "arguments": arguments}
@@ -262,7 +270,9 @@ def user_turn_holds(serialize_scenario: SerializeScenario, wire: str, n: str,
     w = _wire(wire)
     turn = _nth(_request(serialize_scenario, w)["messages"], "user", int(n), wire)
     expected = [_expected_block(w, r["block"], r["value"]) for r in _rows(datatable)]
-    assert turn["content"] == expected, (
+    same = (turn["content"] == expected if w == "anthropic"
+            else same_openai_content(expected, turn["content"]))  # text parts may be joined
+    assert same, (
         f"{wire} user turn {n}: expected {json.dumps(expected, ensure_ascii=False)}, "
         f"got {json.dumps(turn['content'], ensure_ascii=False)}"
     )
@@ -324,7 +334,9 @@ def tool_result_texts(serialize_scenario: SerializeScenario, wire: str, call_id:
                       datatable: list[list[str]]) -> None:
     result = _tool_result(serialize_scenario, _wire(wire), call_id)
     expected = [{"type": "text", "text": _literal(r["text"])} for r in _rows(datatable)]
-    assert result["content"] == expected, (
+    same = (result["content"] == expected if _wire(wire) == "anthropic"
+            else same_openai_content(expected, result["content"]))  # text parts may be joined
+    assert same, (
         f"tool result {call_id!r}: expected {expected}, got {result['content']}"
     )
 
@@ -358,7 +370,9 @@ def assistant_turn_holds(serialize_scenario: SerializeScenario, wire: str, n: st
     turn = _nth(_request(serialize_scenario, w)["messages"], "assistant", int(n), wire)
     got = []
     for block in turn["content"]:
-        if block.get("type") == "thinking":
+        if block.get("type") == "thinking" and block.get("signature"):
+            got.append(("signed thinking", f"{block['signature']} {block.get('thinking')}"))
+        elif block.get("type") == "thinking":  # unsigned: normalized away, never seen here
             got.append(("thinking", block.get("thinking")))
         elif block.get("type") == "text":
             got.append(("text", block.get("text")))
@@ -412,8 +426,9 @@ def has_no_system(serialize_scenario: SerializeScenario, wire: str) -> None:
 
 
 def _update_index(messages: list[dict[str, Any]], text: str) -> int:
-    want = [{"type": "text", "text": text}]
-    found = [i for i, m in enumerate(messages) if m["role"] == "system" and m["content"] == want]
+    """The system message holding the update (consecutive updates are folded into one)."""
+    want = {"type": "text", "text": text}
+    found = [i for i, m in enumerate(messages) if m["role"] == "system" and want in m["content"]]
     if len(found) != 1:
         pytest.fail(f"expected one system update {text!r} in the Messages request, found "
                     f"{len(found)}: {json.dumps(messages, ensure_ascii=False)[:600]}",
@@ -461,6 +476,15 @@ def update_precedes(serialize_scenario: SerializeScenario, text: str, reply: str
     after = [m for m in messages[_update_index(messages, text) + 1:] if m["role"] != "system"]
     ok = bool(after) and after[0]["role"] == "assistant" and _holds_text(after[0], reply)
     assert ok, f"update {text!r} is followed by {after[:1]!r}, not the assistant turn {reply!r}"
+
+
+@then(parsers.re(r"the Messages system updates are, in order: (?P<texts>\".*\")"))
+def updates_in_order(serialize_scenario: SerializeScenario, texts: str) -> None:
+    messages = _request(serialize_scenario, "anthropic")["messages"]
+    got = [b.get("text") for m in messages if m["role"] == "system" for b in m["content"]
+           if b.get("type") == "text"]
+    expected = re.findall(r'"([^"]*)"', texts)
+    assert got == expected, f"system updates: expected {expected}, got {got}"
 
 
 @then(parsers.re("the system update \"(?P<text>[^\"]+)\" ends the request"))
