@@ -53,6 +53,9 @@ class Outcome:
 
 
 def load_mutants(folder: Path = MUTANTS_DIR) -> list[Mutant]:
+    if not folder.is_dir():
+        raise HarnessError("MUTANTS_NOT_FOUND", "the seeded faults live in a checkout of "
+                           "agent-tck (tests/mutants/); run this command from one", str(folder))
     mutants: list[Mutant] = []
     names: set[str] = set()
     for path in sorted(folder.glob("*.yaml")):
