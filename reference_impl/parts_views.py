@@ -50,8 +50,10 @@ def _json(value: Any) -> Any:
     return copy.deepcopy(value)
 
 
-def part_json(state: State, part: Part) -> dict[str, Any]:
-    """One part record: common fields, then the kind's own (MP-010..MP-020)."""
+def part_json(state: State, part: Part, marks: bool = True) -> dict[str, Any]:
+    """One part record: common fields, then the kind's own (MP-010..MP-020). ``marks=False``
+    leaves out the reconciliation mark ``final`` (MP-087, MP-D002): only the reconciliation
+    rules govern it, so vectors about kinds and order do not compare it."""
     spec = KINDS[part.kind]
     out: dict[str, Any] = {
         "id": part.id,
@@ -93,6 +95,8 @@ def part_json(state: State, part: Part) -> dict[str, Any]:
         case "error":
             out |= {"message": a["message"], "recoverable": a["recoverable"],
                     "next_step": a.get("next_step")}
+    if not marks:
+        out.pop("final", None)
     return out
 
 
@@ -122,13 +126,21 @@ def _parts_of(state: State, turn: Turn) -> list[Part]:
     return [state.parts[i] for i in turn.parts]
 
 
-def parts_view(state: State) -> dict[str, Any]:
+def parse_marks(payload: Mapping[str, Any]) -> bool:
+    """``input.marks`` (default true): whether ``message-parts.parts`` reports ``final``."""
+    marks = payload.get("marks", True)
+    if not isinstance(marks, bool):
+        raise TckError("MALFORMED_INPUT", "input.marks must be a boolean", "/marks")
+    return marks
+
+
+def parts_view(state: State, marks: bool = True) -> dict[str, Any]:
     return {
         "turns": [
             {
                 "turn": t.id,
                 "status": _TURN_STATUS[t.state],
-                "parts": [part_json(state, p) for p in _parts_of(state, t)],
+                "parts": [part_json(state, p, marks) for p in _parts_of(state, t)],
             }
             for t in state.turns
         ]

@@ -223,6 +223,17 @@ OK_USER = item("u1", "message", "shown")
 
 FILES: dict[str, dict[str, Any]] = {}
 
+# The rules that govern a part's reconciliation mark `final` (none / final_only / matched /
+# replaced): a case's `message-parts.parts` output carries the marks only if it cites one.
+RECONCILIATION = {"MP-080", "MP-087", "MP-088", "MP-089", "MP-104",
+                  "MP-D002", "MP-D003", "MP-D004", "MP-D005", "MP-D007"}
+
+
+def _without_marks(parts: dict[str, Any]) -> dict[str, Any]:
+    return {**parts, "turns": [
+        {**t, "parts": [{k: v for k, v in p.items() if k != "final"} for p in t["parts"]]}
+        for t in parts["turns"]]}
+
 
 def case(file: str, cid: str, rules: list[str], description: str, events: list[Any], *,
          view: dict[str, Any] | None = None, raw_input: Any = None,
@@ -233,6 +244,11 @@ def case(file: str, cid: str, rules: list[str], description: str, events: list[A
     payload: Any = raw_input if raw_input is not None else {"events": events}
     if view is not None:
         payload["view"] = view
+    if "parts" in expect and not RECONCILIATION & set(rules):
+        # The reconciliation mark is governed by the reconciliation rules only: a case that
+        # cites none of them asks for the parts without it, so a wrong mark never fails it.
+        payload["marks"] = False
+        expect["parts"] = _without_marks(expect["parts"])
     out: dict[str, Any] = {}
     error = expect.pop("error", None)
     ops = expect.pop("ops", ["parts", "answer"])
@@ -1088,6 +1104,12 @@ case(E, "mp-error-malformed-view", ["MP-D015", "MP-D010"],
      "operations that read the view).",
      [start()], view={"reasoning_detail": {"policy": "yes", "user": True}},
      error="MALFORMED_INPUT", ops=["project", "titles"])
+
+case(E, "mp-error-malformed-marks", ["MP-D015"],
+     "An input whose marks member is not a boolean: MALFORMED_INPUT (for the parts operation, "
+     "the only one that reads it).",
+     [], raw_input={"events": [start()], "marks": "no"},
+     error="MALFORMED_INPUT", ops=["parts"])
 
 case(E, "mp-error-unknown-fields-ignored", ["MP-D015"],
      "Unknown extra fields on events are ignored.",

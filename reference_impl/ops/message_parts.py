@@ -14,6 +14,7 @@ from reference_impl.message_parts import State, reconcile
 from reference_impl.parts_views import (
     answer_view,
     branches_view,
+    parse_marks,
     parse_view,
     parts_view,
     project_view,
@@ -30,7 +31,8 @@ def _state(payload: Any) -> State:
 
 
 def parts(payload: Any) -> dict[str, Any]:
-    return parts_view(_state(payload))
+    state = _state(payload)
+    return parts_view(state, parse_marks(payload))
 
 
 def answer(payload: Any) -> dict[str, Any]:
