@@ -49,7 +49,7 @@ def _rules_command(args: argparse.Namespace) -> int:
     from harness.coverage import all_citations, coverage
 
     catalogue = load_catalogue()
-    covered = coverage(catalogue, all_citations(catalogue))
+    covered = coverage(catalogue, all_citations())
     rules = [r for r in catalogue.rules if not args.family or r.family in args.family]
     if args.format == "json":
         json.dump([r.to_json(covered[r.id]) for r in rules], sys.stdout, indent=2,

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from harness.catalogue import (
-    Catalogue,
     coverage,
     dangling_citations,
     scenario_citations,
@@ -15,9 +14,9 @@ from harness.vectors import load_cases
 __all__ = ["all_citations", "coverage", "dangling_citations"]
 
 
-def all_citations(catalogue: Catalogue | None = None) -> dict[str, set[str]]:
-    """Every citer (``vector:<id>``, ``<file>: <scenario>``, ``wire:<check>``) -> rule IDs."""
-    del catalogue  # citations are collected as written; dangling ones are found separately
+def all_citations() -> dict[str, set[str]]:
+    """Every citer (``vector:<id>``, ``scenario:<file>: <scenario>``, ``wire:<check>``) -> rule
+    IDs, as written (:func:`dangling_citations` finds the ones naming no rule)."""
     citations: dict[str, set[str]] = {}
     citations.update(vector_citations(load_cases()))
     citations.update({f"scenario:{k}": v for k, v in scenario_citations().items()})

@@ -35,42 +35,6 @@ def _invalid(message: str, pointer: str) -> TckError:
     return TckError(INVALID_HISTORY, message, pointer)
 
 
-def _is_empty_developer(message: Any) -> bool:
-    """A developer message whose content is empty (or only empty text): no model message."""
-    if not isinstance(message, Mapping) or message.get("role") != "developer":
-        return False
-    content = message.get("content")
-    if not isinstance(content, list):
-        return False  # malformed: left to the history parser to report
-    return all(
-        isinstance(b, Mapping) and b.get("type") == "text" and b.get("text") == ""
-        for b in content
-    )
-
-
-def _split_tools(tools: Any) -> tuple[list[Any] | None, frozenset[str]]:
-    """Tool declarations without ``deferLoading`` (the canonical tool shape) and the deferred
-    names."""
-    if tools is None:
-        return None, frozenset()
-    if not isinstance(tools, list):
-        raise _invalid("'tools' must be an array", "/tools")
-    plain: list[Any] = []
-    deferred: set[str] = set()
-    for index, tool in enumerate(tools):
-        if not isinstance(tool, Mapping):
-            plain.append(tool)  # the history model reports it
-            continue
-        if "deferLoading" in tool:
-            flag = tool["deferLoading"]
-            if not isinstance(flag, bool):
-                raise _invalid("'deferLoading' must be a boolean", f"/tools/{index}/deferLoading")
-            if flag and isinstance(tool.get("name"), str):
-                deferred.add(tool["name"])
-        plain.append({k: v for k, v in tool.items() if k != "deferLoading"})
-    return plain, frozenset(deferred)
-
-
 def _check_declared(history: Sequence[Any], tools: list[Any] | None) -> None:
     """DM-D006: every tool a developer change names is declared in the request's tools."""
     declared = {
@@ -105,16 +69,12 @@ def anthropic_request(payload: Any) -> dict[str, Any]:
     history = payload.get("history")
     if not isinstance(history, list):
         raise _invalid("'history' must be an array of messages", "/history")
-    tools, deferred = _split_tools(payload.get("tools"))
-    # DM-045 / DM-046: empty developer content adds no model message and never shadows the
-    # protected system head. Dropped first, so it cannot split the head from its system message.
-    kept = [m for m in history if not _is_empty_developer(m)]
-    body = serialize_anthropic.serialize(kept, tools)
+    tools = payload.get("tools")
+    # DM-045 / DM-046 (empty developer content adds no model message and never shadows the
+    # system head) and DM-047 (deferLoading survives prompt assembly, sent as defer_loading)
+    # are the canonical model's and the Messages serializer's: nothing to redo here.
+    body = serialize_anthropic.serialize(history, tools)
     _check_declared(history, tools)
-    for tool in body.get("tools", ()):
-        # DM-047 "prompt assembly preserve[s] the marker"; DM-D006 its wire form
-        if tool["name"] in deferred:
-            tool["defer_loading"] = True
     return body
 
 

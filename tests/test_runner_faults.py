@@ -157,6 +157,13 @@ def test_two_replies_to_one_command_do_not_blame_the_next_case(fake_adapter):
     # next case runs cleanly, with the stray output noted in its transcript
     assert records[2]["status"] == "pass"
     assert records[1]["status"] == "pass"
+    target = SubprocessTarget(fake_adapter("fake", "double:bad"))
+    try:
+        assert target.call("tck.echo", 1, "bad") == Output(1)
+        assert target.call("tck.echo", 2, "next") == Output(2)
+        assert target.restarts == 1  # the out-of-step stream was dropped with its process
+    finally:
+        target.close()
 
 
 def test_stderr_of_earlier_cases_stays_out_of_a_later_transcript(fake_adapter):
