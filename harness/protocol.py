@@ -22,6 +22,7 @@ from typing import Any
 
 from harness.jsonschema_util import pointer, validator
 from harness.outcome import CallResult, Errored, Output, Rejected
+from reference_impl import strict_json
 
 PROTOCOL_VERSION = 1
 
@@ -82,13 +83,13 @@ def encode(command: Command) -> str:
     return json.dumps(command.to_json(), ensure_ascii=False, separators=(",", ":")) + "\n"
 
 
-def _decode(line: str) -> Any:
+def decode(line: str) -> Any:
+    """One reply line, read strictly: NaN, Infinity, duplicate keys, lone surrogates, numbers
+    out of range and nesting deeper than the strict reader's limit are protocol breaches."""
     try:
-        return json.loads(line)
-    except json.JSONDecodeError as exc:
-        raise ProtocolViolation(f"reply is not JSON ({exc.msg}): {line[:200]!r}") from exc
-    except RecursionError as exc:
-        raise ProtocolViolation("reply nests too deeply to decode") from exc
+        return strict_json.loads(line)
+    except strict_json.StrictJSONError as exc:
+        raise ProtocolViolation(f"reply is not strict JSON ({exc}): {line[:200]!r}") from exc
 
 
 def _check(instance: Any, definition: str) -> None:
@@ -104,7 +105,7 @@ def _check(instance: Any, definition: str) -> None:
 
 
 def parse_started(line: str) -> Implementation:
-    reply = _decode(line)
+    reply = decode(line)
     if isinstance(reply, dict) and reply.get("protocol") not in (None, PROTOCOL_VERSION):
         raise ProtocolViolation(
             f"adapter speaks protocol {reply.get('protocol')!r}; this runner speaks "
@@ -123,7 +124,7 @@ def parse_started(line: str) -> Implementation:
 
 def parse_result(line: str, expected_seq: int) -> CallResult:
     """A run reply as an outcome; raises ProtocolViolation for anything off-protocol."""
-    reply = _decode(line)
+    reply = decode(line)
     if not isinstance(reply, dict):
         raise ProtocolViolation(f"reply is not a JSON object: {line[:200]!r}")
     kinds = sorted({"output", "error", "crashed"} & reply.keys())

@@ -154,42 +154,70 @@ def execute(
 
     yield head
     records: list[dict[str, Any]] = []
-    seq = 0
-    operations = target.operations
-    for case in cases:
-        for expectation in case.expect:
-            seq += 1
-            started = time.perf_counter()
-            if expectation.operation not in operations:
-                verdict = Verdict("not-applicable",
-                                  f"the implementation does not declare {expectation.operation}")
-            else:
-                verdict = evaluate(
-                    expectation, target.call(expectation.operation, case.input, case.id)
-                )
-            record = {
-                "type": "case",
-                "seq": seq,
-                "case": case.id,
-                "family": case.family,
-                "operation": expectation.operation,
-                "rules": list(case.rules_for(expectation)),
-                "status": verdict.status,
-                "description": case.description,
-                "input": case.input,
-                "expected": expectation.to_json(),
-                "actual": verdict.actual,
-                "message": verdict.message,
-                "duration_ms": round((time.perf_counter() - started) * 1000, 3),
-            }
-            if verdict.transcript:
-                record["transcript"] = list(verdict.transcript)
+    # A record is held until the target has answered a later command (or has been settled at
+    # the end): an adapter that answers one command twice is then always caught on the case
+    # that did it, whatever the timing (the extra reply precedes the next one on its stdout).
+    held: list[dict[str, Any]] = []
+    pop_late = getattr(target, "pop_late", None)
+
+    def release() -> Iterator[dict[str, Any]]:
+        for kept in held:
+            record = kept
+            late = pop_late(record["case"], record["operation"]) if pop_late else ()
+            if late:
+                record["status"] = "errored"
+                record["message"] = ("the implementation replied more than once to this "
+                                     "command (a reply is one line per command)")
+                record["transcript"] = [*record.get("transcript", ()), *late]
             if baseline:
                 record = apply_baseline([record], baseline)[0][0]
             records.append(record)
             if on_result is not None:
                 on_result(record)
             yield record
+        held.clear()
+
+    seq = 0
+    operations = target.operations
+    try:
+        for case in cases:
+            for expectation in case.expect:
+                seq += 1
+                started = time.perf_counter()
+                called = expectation.operation in operations
+                if not called:
+                    verdict = Verdict("not-applicable", f"the implementation does not declare "
+                                                        f"{expectation.operation}")
+                else:
+                    verdict = evaluate(
+                        expectation, target.call(expectation.operation, case.input, case.id)
+                    )
+                    yield from release()  # every earlier command's replies are in by now
+                record = {
+                    "type": "case",
+                    "seq": seq,
+                    "case": case.id,
+                    "family": case.family,
+                    "operation": expectation.operation,
+                    "rules": list(case.rules_for(expectation)),
+                    "status": verdict.status,
+                    "description": case.description,
+                    "input": case.input,
+                    "expected": expectation.to_json(),
+                    "actual": verdict.actual,
+                    "message": verdict.message,
+                    "duration_ms": round((time.perf_counter() - started) * 1000, 3),
+                }
+                if verdict.transcript:
+                    record["transcript"] = list(verdict.transcript)
+                held.append(record)
+        settle = getattr(target, "settle", None)
+        if settle is not None:
+            settle()
+    except KeyboardInterrupt:
+        yield from release()  # what was run is reported; the stream stays truncated
+        raise
+    yield from release()
     rule_status, verdicts, counts = summarize(head["rules"], records)
     stale = [e.label() for e in apply_baseline(records, baseline)[1]] if baseline else []
     footer = {
