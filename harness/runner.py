@@ -219,6 +219,7 @@ def execute(
         raise
     yield from release()
     rule_status, verdicts, counts = summarize(head["rules"], records)
+    verdicts = partial(verdicts, head.get("filters") or {})
     stale = [e.label() for e in apply_baseline(records, baseline)[1]] if baseline else []
     footer = {
         "type": "footer",
@@ -232,6 +233,22 @@ def execute(
     if stale:
         footer["stale_baseline"] = stale
     yield footer
+
+
+def partial(verdicts: dict[str, Any], filters: dict[str, Any]) -> dict[str, Any]:
+    """A filtered run certifies only what it ran: a verdict that would be conformant says
+    "partial" instead - every verdict under ``--rule`` or ``-k``, the overall one under
+    ``--family``. A failure found by a filtered run is real and stays "not conformant"."""
+    from harness.reports.stream import NOT_CONFORMANT, PARTIAL
+
+    narrowed = bool(filters.get("rule") or filters.get("k"))
+    out = {}
+    for family, verdict in verdicts.items():
+        if verdict["verdict"] != NOT_CONFORMANT and (narrowed or (
+                family == "overall" and filters.get("family"))):
+            verdict = {**verdict, "verdict": PARTIAL}
+        out[family] = verdict
+    return out
 
 
 def exit_code(rules: Sequence[dict[str, Any]], records: Sequence[dict[str, Any]], *,

@@ -105,6 +105,11 @@ def run_suite(request: RunRequest, out: IO[str] = sys.stdout, err: IO[str] = sys
                            str(request.report_dir))
     target, target_info, implementation = open_target(request.impl, request.timeout)
     folder = request.report_dir or Path("reports") / _safe(implementation["name"])
+    try:
+        _check_writable(folder)
+    except HarnessError:
+        target.close()
+        raise
     head = header(catalogue, selected, filters, target_info=target_info,
                   implementation=implementation, strict=request.strict)
     total = sum(len(c.expect) for c in selected)
@@ -122,6 +127,18 @@ def run_suite(request: RunRequest, out: IO[str] = sys.stdout, err: IO[str] = sys
         paths = render_folder(folder)
     _print_summary(footer, head, paths, out)
     return int(footer["exit_code"])
+
+
+def _check_writable(folder: Path) -> None:
+    """The report folder exists (created if need be) and takes a file: else the real cause, before
+    any case runs (not a RESULTS_UNREADABLE from the renderer afterwards)."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with (folder / "results.jsonl").open("ab"):
+            pass
+    except OSError as exc:
+        raise HarnessError("REPORT_DIR", f"cannot write the reports there: "
+                                         f"{exc.strerror or exc}", str(folder)) from None
 
 
 def _safe(name: str) -> str:

@@ -191,7 +191,7 @@ def test_smoke_diagnoses_an_adapter(fake_adapter):
     bad = agent_tck("smoke", "--impl", fake_adapter("fake", "garbage"))
     assert bad.returncode == 1 and "not JSON" in bad.stdout
     dead = agent_tck("smoke", "--impl", fake_adapter("fake", "bad-handshake"))
-    assert dead.returncode == 1 and "handshake" in dead.stdout
+    assert dead.returncode == 2 and "handshake" in dead.stdout  # like `run`: cannot start
 
 
 def test_report_rerenders_a_saved_stream(tmp_path):

@@ -23,7 +23,9 @@ def register(subparsers: Any) -> None:
     p = subparsers.add_parser("smoke", help="check an adapter's protocol with one case per "
                                             "operation")
     p.add_argument("--impl", required=True, metavar="CMD", help="command that starts the adapter")
-    p.add_argument("--timeout", type=float, default=10.0, metavar="SECONDS")
+    from harness.cli import positive_seconds
+
+    p.add_argument("--timeout", type=positive_seconds, default=10.0, metavar="SECONDS")
     p.set_defaults(func=smoke)
 
 
@@ -50,11 +52,13 @@ def smoke(args: argparse.Namespace, out: Any = None) -> int:
     try:
         target = SubprocessTarget(args.impl, timeout=args.timeout)
     except HarnessError as exc:
+        if exc.code == "USAGE":  # e.g. an unbalanced quote: nothing was started
+            raise
         say(False, f"handshake: {exc.message}")
         out.write("diagnosis: the adapter must answer the first line "
                   '{"cmd":"start","protocol":1,...} with one JSON line holding protocol, '
                   "implementation {name, language} and operations (vectors/PROTOCOL.md).\n")
-        return 1
+        return 2  # like `run`: an adapter that cannot start is a usage error, not a verdict
     impl = target.implementation
     say(True, f"handshake: {impl.name} {impl.version} ({impl.language}), "
               f"{len(impl.operations)} operations declared")

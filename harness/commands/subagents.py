@@ -61,6 +61,9 @@ def subagents_command(args: argparse.Namespace) -> int:
             if target is None:
                 print(canonical_json(expected))
                 continue
+            if OPERATION not in target.operations:  # like `run`: not applicable, not errored
+                print(f"{path}: not applicable: the adapter does not declare {OPERATION}")
+                continue
             doc = _document(text, str(path))
             result = target.call(OPERATION, doc, path.name)
             if isinstance(result, Output):

@@ -11,9 +11,10 @@ import json
 import re
 
 from harness.reports._text import one_line
-from harness.reports.stream import CONFORMANT, NOT_CONFORMANT, RECOMMENDED, Run
+from harness.reports.stream import CONFORMANT, NOT_CONFORMANT, PARTIAL, RECOMMENDED, Run
 
-COLORS = {RECOMMENDED: "brightgreen", CONFORMANT: "green", NOT_CONFORMANT: "red"}
+COLORS = {RECOMMENDED: "brightgreen", CONFORMANT: "green", NOT_CONFORMANT: "red",
+          PARTIAL: "lightgrey"}
 _SAFE_NAME = re.compile(r"^[a-z][a-z0-9-]{0,63}$")
 
 

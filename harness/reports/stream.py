@@ -30,7 +30,8 @@ RULE_STATUSES = ("pass", "fail", "errored", "expected-fail", "not-applicable", "
 CONFORMANT = "conformant"
 RECOMMENDED = "conformant, recommended"
 NOT_CONFORMANT = "not conformant"
-VERDICTS = (RECOMMENDED, CONFORMANT, NOT_CONFORMANT)
+PARTIAL = "partial"  # a filtered run that would be conformant: it certifies only a part
+VERDICTS = (RECOMMENDED, CONFORMANT, NOT_CONFORMANT, PARTIAL)
 
 
 # --- errors -------------------------------------------------------------------------------------
