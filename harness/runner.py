@@ -244,10 +244,11 @@ def partial(verdicts: dict[str, Any], filters: dict[str, Any]) -> dict[str, Any]
     narrowed = bool(filters.get("rule") or filters.get("k"))
     out = {}
     for family, verdict in verdicts.items():
-        if verdict["verdict"] != NOT_CONFORMANT and (narrowed or (
-                family == "overall" and filters.get("family"))):
-            verdict = {**verdict, "verdict": PARTIAL}
-        out[family] = verdict
+        passing = verdict["verdict"] != NOT_CONFORMANT
+        if passing and (narrowed or (family == "overall" and filters.get("family"))):
+            out[family] = {**verdict, "verdict": PARTIAL}
+        else:
+            out[family] = verdict
     return out
 
 

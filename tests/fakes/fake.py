@@ -6,12 +6,19 @@ returns its input; any other operation goes to the reference implementation.
 
 Modes: crash, hang, garbage, wrong-seq, two-kinds, lie, stderr, split, reject, double, deep,
        badutf8, bigline, floatseq,
-       no-start (exit at once), bad-handshake, old-protocol, slow-start.
+       nan, infinity, hugeint, dupkey (replies no strict reader accepts),
+       blanks (blank lines forever instead of a reply), stderr-flood (MBs of stderr without a
+       newline, then a marker line, then a crash), deaf (never reads stdin after the handshake),
+       fork (starts a grandchild that sleeps; writes its pid to the file named by FAKE_PID_FILE),
+       mark (touches the file named by FAKE_MARK_FILE when the case arrives, then hangs),
+       no-start (exit at once), bad-handshake, old-protocol, slow-start, blanks-start.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 import sys
 import time
 
@@ -49,6 +56,14 @@ for line in sys.stdin:
         sys.stderr.write("fake: some noise on stderr\n")
         sys.stderr.flush()
     if command["cmd"] == "start":
+        if "blanks-start" in MODES:
+            while True:
+                sys.stdout.write("\n" * 1000)
+                sys.stdout.flush()
+        if "fork" in MODES:
+            child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(3600)"])
+            with open(os.environ["FAKE_PID_FILE"], "w") as f:
+                f.write(str(child.pid))
         if "slow-start" in MODES:
             time.sleep(60)
         if "bad-handshake" in MODES:
@@ -61,6 +76,8 @@ for line in sys.stdin:
         if "old-protocol" in MODES:
             started["protocol"] = 0
         reply(started)
+        if "deaf" in MODES:  # answers the handshake, then never reads stdin again
+            time.sleep(3600)
         continue
     if command["cmd"] == "stop":
         break
@@ -71,6 +88,37 @@ for line in sys.stdin:
         raise SystemExit(7)
     if active("hang", case):
         time.sleep(3600)
+    if active("mark", case):
+        with open(os.environ["FAKE_MARK_FILE"], "w") as f:
+            f.write(case)
+        time.sleep(3600)
+    if active("blanks", case):
+        while True:
+            sys.stdout.write("\n" * 1000)
+            sys.stdout.flush()
+    if active("stderr-flood", case):
+        chunk = "x" * 65536
+        for _ in range(64):  # 4 MB without a newline
+            sys.stderr.write(chunk)
+        sys.stderr.write("\nfake: TAIL-MARKER\n")
+        sys.stderr.flush()
+        raise SystemExit(9)
+    if active("nan", case):
+        sys.stdout.write(f'{{"seq": {seq}, "output": NaN}}\n')
+        sys.stdout.flush()
+        continue
+    if active("infinity", case):
+        sys.stdout.write(f'{{"seq": {seq}, "output": [-Infinity]}}\n')
+        sys.stdout.flush()
+        continue
+    if active("hugeint", case):
+        sys.stdout.write(f'{{"seq": {seq}, "output": {"9" * 5000}}}\n')
+        sys.stdout.flush()
+        continue
+    if active("dupkey", case):
+        sys.stdout.write(f'{{"seq": {seq}, "output": 1, "output": 2}}\n')
+        sys.stdout.flush()
+        continue
     if active("garbage", case):
         sys.stdout.write("Traceback (most recent call last): oops\n")
         sys.stdout.flush()
