@@ -18,10 +18,9 @@ from harness.baseline import Entry, apply_baseline
 from harness.catalogue import Catalogue
 from harness.compare import compare, mode_for
 from harness.outcome import CallResult, Errored, Output, Rejected
+from harness.reports.stream import RESULTS_FORMAT
 from harness.targets import Target
 from harness.vectors import Case, Expectation
-
-RESULTS_FORMAT = "agent-tck-results/1"
 
 
 @dataclass(frozen=True)

@@ -26,10 +26,10 @@ from harness import __version__
 from harness.audit.engine import CONVERSATION_RULES, AuditResult, ExchangeResult
 from harness.audit.redact import Scrubber
 from harness.families import family_names, prefix_table
+from harness.reports.stream import RESULTS_FORMAT
 from reference_impl.wire_rules import RULES, Finding
 
 AUDIT_FORMAT = "agent-tck-audit/1"
-RESULTS_FORMAT = "agent-tck-results/1"
 
 
 def _now() -> str:

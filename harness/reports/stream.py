@@ -22,7 +22,8 @@ from typing import IO, Any
 
 from harness.reports.redact import redact
 
-FORMAT = "agent-tck-results/1"
+#: The results stream format, written in every header (runner, audit) and checked on reading.
+RESULTS_FORMAT = "agent-tck-results/1"
 SCHEMA = "results.schema.json"
 
 CASE_STATUSES = ("pass", "fail", "errored", "not-applicable", "expected-fail", "stale")
@@ -439,9 +440,9 @@ def parse_lines(lines: Iterable[bytes | str], source: str = "results.jsonl") -> 
             if kind != "header":
                 raise StreamError("RESULTS_NO_HEADER", f"the first record is a {kind}; a "
                                   "results stream starts with its header", source, number)
-            if record.get("format") != FORMAT:
+            if record.get("format") != RESULTS_FORMAT:
                 raise StreamError("RESULTS_FORMAT", f"format {record.get('format')!r} found, "
-                                  f"{FORMAT!r} expected", source, number)
+                                  f"{RESULTS_FORMAT!r} expected", source, number)
             _check("header", record, source, number)
             header = _header(record)
         elif footer is not None or kind == "header":
