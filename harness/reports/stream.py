@@ -71,7 +71,7 @@ def rule_status(level: str, statuses: Sequence[str]) -> str:
 
     Precedence: fail, errored, expected-fail, pass (a stale baseline entry passes), then
     all-not-applicable. A MUST rule that no declared operation covers is *untested*, not
-    "not applicable" (issue 2 section 6); so is any rule no case cites.
+    "not applicable" (nothing observed it, so nothing may claim it); so is any rule no case cites.
     """
     present = set(statuses)
     for status in ("fail", "errored", "expected-fail"):
@@ -128,7 +128,7 @@ def summarize(rules: Iterable[Any], case_records: Iterable[Any]) -> Summary:
     """Rule statuses, verdicts and case counts for ``rules`` (the header's list: id, family,
     level) given the ``case_records`` (dicts or :class:`CaseResult`).
 
-    Verdict per family and overall (issue 8 point 1): every MUST rule passes => "conformant";
+    Verdict per family and overall: every MUST rule passes => "conformant";
     and every SHOULD rule too => "conformant, recommended"; any MUST rule failing, errored,
     expected to fail (a baseline does not make a failure conformant) or untested => "not
     conformant", naming them. MAY rules never change a verdict. A run with no rule at all
