@@ -7,7 +7,6 @@ Loaded from ``vectors/rules/<family>.yaml`` (schema ``vectors/schema/rules.schem
 
 from __future__ import annotations
 
-import importlib
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -16,22 +15,19 @@ from pathlib import Path
 
 import yaml
 
+from harness import families as _families
 from harness.data import features_dir, vectors_dir
 from harness.errors import HarnessError
 from harness.jsonschema_util import validate
 
-#: The families, in report order (issue 2 fixes these names; wire-audit holds audit-only rules).
-FAMILIES = (
-    "block-omission",
-    "in-history-update",
-    "chunk-free-persistence",
-    "message-parts",
-    "send-message-adjacency",
-    "developer-messages",
-    "wire-audit",
-)
 LEVELS = ("MUST", "SHOULD", "MAY")
 RULE_ID = re.compile(r"^[A-Z]{2,4}-D?[0-9]{3}$")
+
+
+def __getattr__(name: str) -> object:
+    if name == "FAMILIES":  # the declared families, in report order (harness.families)
+        return _families.family_names()
+    raise AttributeError(name)
 
 
 @dataclass(frozen=True)
@@ -73,7 +69,7 @@ class Catalogue:
     @property
     def families(self) -> tuple[str, ...]:
         present = {r.family for r in self.rules}
-        return tuple(f for f in FAMILIES if f in present)
+        return tuple(f for f in _families.family_names() if f in present)
 
     def __contains__(self, rule_id: object) -> bool:
         return rule_id in self.by_id
@@ -81,19 +77,27 @@ class Catalogue:
 
 def load_catalogue(folder: Path | None = None) -> Catalogue:
     folder = folder or (vectors_dir() / "rules")
-    return _load(folder.resolve())
+    extra = tuple(p.resolve() for p in _families.catalogue_files())
+    return _load(folder.resolve(), extra, _families.family_names())
 
 
 @cache
-def _load(folder: Path) -> Catalogue:
+def _load(folder: Path, extra: tuple[Path, ...], declared: tuple[str, ...]) -> Catalogue:
     rules: list[Rule] = []
     seen: dict[str, Path] = {}
-    for path in sorted(folder.glob("*.yaml")):
+    for path in [*sorted(folder.glob("*.yaml")), *extra]:
         try:
             doc = yaml.safe_load(path.read_text(encoding="utf-8"))
         except yaml.YAMLError as exc:
             raise HarnessError("CATALOGUE_INVALID", f"not valid YAML: {exc}", str(path)) from exc
         validate(doc, "rules.schema.json", code="CATALOGUE_INVALID", where=str(path))
+        family = _families.get(doc["family"])
+        if family is None:  # a family without a descriptor would drop out of every run
+            raise HarnessError("CATALOGUE_INVALID", _families.undeclared(doc["family"]),
+                               f"{path}#/family")
+        if family.prefix != doc["prefix"]:
+            raise HarnessError("CATALOGUE_INVALID", f"prefix {doc['prefix']} differs from the "
+                               f"family descriptor's {family.prefix}", f"{path}#/prefix")
         for index, entry in enumerate(doc["rules"]):
             rid = entry["id"]
             if not rid.startswith(doc["prefix"] + "-"):
@@ -122,8 +126,8 @@ def _load(folder: Path) -> Catalogue:
                     wire=entry.get("wire", False),
                 )
             )
-    order = {f: i for i, f in enumerate(FAMILIES)}
-    rules.sort(key=lambda r: (order.get(r.family, len(order)), r.id.replace("-D", "-~")))
+    order = {f: i for i, f in enumerate(declared)}
+    rules.sort(key=lambda r: (order[r.family], r.id.replace("-D", "-~")))
     return Catalogue(tuple(rules), {r.id: r for r in rules})
 
 
@@ -164,13 +168,8 @@ def scenario_citations(folder: Path | None = None) -> dict[str, set[str]]:
 
 
 def wire_check_citations() -> dict[str, set[str]]:
-    """Wire checks of ``agent-tck audit``: ``reference_impl.wire_rules.WIRE_CHECKS`` if present."""
-    try:
-        module = importlib.import_module("reference_impl.wire_rules")
-    except ImportError:
-        return {}
-    checks = getattr(module, "WIRE_CHECKS", {})
-    return {f"wire:{name}": set(ids) for name, ids in checks.items()}
+    """Wire checks of ``agent-tck audit``: the ``WIRE_CHECKS`` of the descriptors' modules."""
+    return {f"wire:{name}": set(ids) for name, ids in _families.wire_checks().items()}
 
 
 def vector_citations(cases: Iterable[object]) -> dict[str, set[str]]:

@@ -17,13 +17,6 @@ from typing import Any
 
 Normalizer = Callable[[Any], Any]
 
-#: The comparison an operation uses when its vector does not say.
-DEFAULT_MODES: dict[str, str] = {
-    "anthropic.serialize": "anthropic-messages",
-    "openai.serialize": "openai-chat",
-    "session.resume": "canonical-history",
-}
-
 
 def _normalizers() -> dict[str, Normalizer]:
     from harness import compare_wire
@@ -45,7 +38,10 @@ def _aligners() -> dict[str, Callable[[Any, Any], Any]]:
 
 
 def mode_for(operation: str, explicit: str | None) -> str:
-    return explicit or DEFAULT_MODES.get(operation, "json")
+    """The vector's mode, else the family descriptors' default for the operation, else json."""
+    from harness.families import default_modes
+
+    return explicit or default_modes().get(operation, "json")
 
 
 def _escape(key: str) -> str:

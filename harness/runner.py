@@ -18,10 +18,9 @@ from harness.baseline import Entry, apply_baseline
 from harness.catalogue import Catalogue
 from harness.compare import compare, mode_for
 from harness.outcome import CallResult, Errored, Output, Rejected
+from harness.reports.stream import RESULTS_FORMAT
 from harness.targets import Target
 from harness.vectors import Case, Expectation
-
-RESULTS_FORMAT = "agent-tck-results/1"
 
 
 @dataclass(frozen=True)
@@ -112,10 +111,13 @@ def header(
     strict: bool = False,
 ) -> dict[str, Any]:
     """The run's header. Its families are those the selected cases test: a family that has
-    no vectors yet has nothing to be conformant to, and would otherwise read as untested."""
+    no vectors yet has nothing to be conformant to, and would otherwise read as untested. A
+    rule of another family that a selected case cites is judged too (a wire-audit case citing
+    BO-001 fails BO-001), so its failure gates the run instead of counting for nothing."""
     tested = {c.family for c in cases}
-    families = [f for f in catalogue.families if f in tested]
-    rules = [r for r in catalogue.rules if r.family in families]
+    cited = {rid for c in cases for rid in c.rules}
+    rules = [r for r in catalogue.rules if r.family in tested or r.id in cited]
+    families = [f for f in catalogue.families if any(r.family == f for r in rules)]
     if filters.rules:
         rules = [r for r in rules if r.id in filters.rules]
     return {

@@ -41,10 +41,10 @@ class InProcessTarget:
         registry: Mapping[str, Callable[[Any], Any]] | None = None,
         name: str = "reference",
     ) -> None:
-        if registry is None:
-            from reference_impl.ops import OPERATIONS
+        if registry is None:  # reference_impl.ops plus the operations of plug-in families
+            from harness.families import operations
 
-            registry = OPERATIONS
+            registry = operations()
         self._registry = dict(registry)
         self._name = name
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from harness import families
 from harness.data import vectors_dir
 from harness.errors import HarnessError
 from harness.jsonschema_util import validate
@@ -73,6 +74,9 @@ def _parse(path: Path) -> Any:
 def load_file(path: Path) -> list[Case]:
     doc = _parse(path)
     validate(doc, "vector-file.schema.json", code="VECTOR_INVALID", where=str(path))
+    if families.get(doc["family"]) is None:  # its cases would count for no rule of the run
+        raise HarnessError("VECTOR_INVALID", families.undeclared(doc["family"]),
+                           f"{path}#/family")
     cases = []
     for case in doc["cases"]:
         expect = tuple(
@@ -114,6 +118,8 @@ def vector_files(extra: Iterable[Path] = (), *, builtin: bool = True) -> list[Pa
         for family_dir in sorted(p for p in root.iterdir() if p.is_dir()):
             if family_dir.name not in _NOT_VECTORS:
                 files.extend(sorted(family_dir.glob("*.json")))
+        for folder in families.vector_folders():  # plug-in families name their own folder
+            files.extend(sorted(folder.rglob("*.json")))
     for folder in extra:
         if not folder.exists():
             raise HarnessError("VECTORS_NOT_FOUND", "no such file or folder", str(folder))

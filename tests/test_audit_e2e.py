@@ -151,7 +151,8 @@ def _q(scenario: str) -> dict[str, str]:
 
 
 def sdk_traffic(base: str, run: Run) -> None:
-    """The conversations of issue 7 section 6, through the real SDKs."""
+    """Conforming and rule-breaking conversations (one per kind of finding), through the real
+    SDKs."""
     client = anthropic.Anthropic(base_url=base, api_key=ANTHROPIC_KEY, max_retries=0,
                                  timeout=30)
     u = lambda t: {"role": "user", "content": t}  # noqa: E731

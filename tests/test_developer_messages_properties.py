@@ -1,4 +1,4 @@
-"""Hypothesis properties of developer admission (issue 6 acceptance).
+"""Hypothesis properties of developer admission.
 
 * read then write preserves every unknown field, at every level of the log;
 * admission is independent of the current registry;

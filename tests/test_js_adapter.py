@@ -1,6 +1,6 @@
 """The JavaScript example adapter (examples/js-adapter/) certifies through the real CLI.
 
-Issue 8, point 3: the kit is language-agnostic. `agent-tck run --impl 'node ...'` runs every
+The kit is language-agnostic, and this is the proof: `agent-tck run --impl 'node ...'` runs every
 block-omission and in-history-update vector through the Node.js adapter as a subprocess over the
 published protocol, and every case must pass; `agent-tck smoke` must find nothing wrong.
 """

@@ -1,4 +1,4 @@
-"""Hypothesis properties of the message-parts reconciler (issue 5's acceptance):
+"""Hypothesis properties of the message-parts reconciler:
 
 * any split of a text into deltas followed by a matching final gives that text exactly once
   (MP-080, MP-088, MP-104), also with duplicated numbered deltas, interleaved reasoning and a

@@ -36,7 +36,7 @@ from harness.reports.stream import (
         ("MUST", ["errored", "expected-fail"], "errored"),
         ("MUST", ["pass", "not-applicable"], "pass"),
         ("MUST", ["stale"], "pass"),
-        ("MUST", ["not-applicable", "not-applicable"], "untested"),  # issue 2 section 6
+        ("MUST", ["not-applicable", "not-applicable"], "untested"),  # observed by nothing
         ("SHOULD", ["not-applicable"], "not-applicable"),
         ("MAY", ["not-applicable"], "not-applicable"),
         ("MUST", [], "untested"),

@@ -1,4 +1,4 @@
-"""Properties of the chunk-free session log (issue 3's acceptance list), with hypothesis.
+"""Properties of the chunk-free session log, with hypothesis.
 
 * any split of the same content into deltas yields the same durable log (byte for byte);
 * seq is always contiguous, and the recorder's log always passes the reader;

@@ -1,4 +1,4 @@
-"""A hypothesis state machine over random agent trees and action sequences (issue 4).
+"""A hypothesis state machine over random agent trees and action sequences.
 
 Each step applies one random action to the simulator through its public stepping function and
 holds the observations against oracles written from the note, not from the simulator:

@@ -1,4 +1,4 @@
-"""Secrets never reach an audit artifact (issue 7 section 4).
+"""Secrets never reach an audit artifact: captures carry credentials, and reports get shared.
 
 Everything the audit writes (report files, ``audit.json``, ``--format json`` on stdout, log
 lines) goes through :class:`Scrubber`, which applies :func:`harness.reports.redact.redact`

@@ -25,16 +25,11 @@ from typing import Any
 from harness import __version__
 from harness.audit.engine import CONVERSATION_RULES, AuditResult, ExchangeResult
 from harness.audit.redact import Scrubber
+from harness.families import family_names, prefix_table
+from harness.reports.stream import RESULTS_FORMAT
 from reference_impl.wire_rules import RULES, Finding
 
 AUDIT_FORMAT = "agent-tck-audit/1"
-RESULTS_FORMAT = "agent-tck-results/1"
-
-_PREFIX_FAMILY = {
-    "BO": "block-omission", "IHU": "in-history-update", "CFP": "chunk-free-persistence",
-    "MP": "message-parts", "SMA": "send-message-adjacency", "DM": "developer-messages",
-    "WA": "wire-audit",
-}
 
 
 def _now() -> str:
@@ -59,6 +54,7 @@ def rule_infos(ids: Iterable[str]) -> list[dict[str, Any]]:
     except Exception:  # an unreadable catalogue must not lose an audit
         known = {}
     severity = dict(RULES.values())
+    prefix_family = prefix_table()
     out = []
     for rid in sorted(set(ids)):
         rule = known.get(rid)
@@ -66,7 +62,7 @@ def rule_infos(ids: Iterable[str]) -> list[dict[str, Any]]:
             out.append({"id": rid, "family": rule.family, "level": rule.level,
                         "title": rule.title or rule.statement, "decision": rule.decision})
         else:
-            out.append({"id": rid, "family": _PREFIX_FAMILY.get(rid.split("-")[0], "wire-audit"),
+            out.append({"id": rid, "family": prefix_family.get(rid.split("-")[0], "wire-audit"),
                         "level": "MUST" if severity.get(rid) == "error" else "SHOULD",
                         "title": f"{rid} (not in the catalogue)", "decision": True})
     return out
@@ -160,7 +156,8 @@ def records(result: AuditResult, *, source: str, name: str = "audited agent",
     checked |= {rid for x in result.exchanges for e in x.errors for rid in e.rules}
     rules = rule_infos(checked)
     families = {r["id"]: r["family"] for r in rules}
-    family_order = list(dict.fromkeys(r["family"] for r in rules))
+    present = {r["family"] for r in rules}
+    family_order = [f for f in family_names() if f in present]
     header = {
         "type": "header", "format": RESULTS_FORMAT, "tck_version": __version__,
         "started": _now(),

@@ -3,13 +3,16 @@
 ``visible`` redacts secrets and turns characters that would corrupt or disguise a report into
 visible escapes: C0/C1 control characters (but tab and newline), lone surrogates (which cannot be
 encoded as UTF-8 at all) and the bidirectional overrides used to make text read differently from
-what it is. Markup escaping (HTML, XML, Markdown) is each renderer's own job, done after this.
+what it is. Markup escaping (XML, Markdown) is each renderer's own job, done after this; the
+HTML one, :func:`h`, is here because two renderers share it (report.html and the audit timeline
+section it embeds, harness/audit/timeline.py).
 """
 
 from __future__ import annotations
 
 import json
 import re
+from html import escape
 from typing import Any
 
 from harness.reports.redact import redact, redact_text
@@ -53,3 +56,8 @@ def pretty_json(value: Any, limit: int = 65536) -> str:
 def label(value: Any) -> str:
     """``visible`` for anything: ``None`` becomes the empty string."""
     return "" if value is None else visible(str(value))
+
+
+def h(value: object) -> str:
+    """Untrusted text, redacted, made visible and HTML-escaped (quotes too)."""
+    return escape(label(value), quote=True)

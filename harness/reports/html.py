@@ -19,7 +19,7 @@ import base64
 import hashlib
 from html import escape
 
-from harness.reports._text import label, one_line, pretty_json, visible
+from harness.reports._text import h, label, one_line, pretty_json, visible
 from harness.reports.stream import (
     CONFORMANT,
     NOT_CONFORMANT,
@@ -92,11 +92,6 @@ _SCRIPT = (
 
 def _hash(text: str) -> str:
     return "sha256-" + base64.b64encode(hashlib.sha256(text.encode()).digest()).decode()
-
-
-def h(value: object) -> str:
-    """Untrusted text, redacted, made visible and HTML-escaped (quotes too)."""
-    return escape(label(value), quote=True)
 
 
 def _status(status: str) -> str:

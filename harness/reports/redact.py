@@ -1,6 +1,6 @@
 """Keep secrets out of every artifact: ``redact(value)`` returns a copy with credentials replaced.
 
-What counts as a secret (issue 7 section 4, issue 2 section 7):
+What counts as a secret (what a captured exchange, an adapter transcript or a vector can carry):
 
 * key-shaped strings anywhere in text: ``sk-ant-...`` and ``sk-...`` (at least 8 key characters
   after the prefix, not preceded by a letter or digit, so ``risk-free`` and ``task-list`` stay),

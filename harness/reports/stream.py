@@ -22,7 +22,8 @@ from typing import IO, Any
 
 from harness.reports.redact import redact
 
-FORMAT = "agent-tck-results/1"
+#: The results stream format, written in every header (runner, audit) and checked on reading.
+RESULTS_FORMAT = "agent-tck-results/1"
 SCHEMA = "results.schema.json"
 
 CASE_STATUSES = ("pass", "fail", "errored", "not-applicable", "expected-fail", "stale")
@@ -71,7 +72,7 @@ def rule_status(level: str, statuses: Sequence[str]) -> str:
 
     Precedence: fail, errored, expected-fail, pass (a stale baseline entry passes), then
     all-not-applicable. A MUST rule that no declared operation covers is *untested*, not
-    "not applicable" (issue 2 section 6); so is any rule no case cites.
+    "not applicable" (nothing observed it, so nothing may claim it); so is any rule no case cites.
     """
     present = set(statuses)
     for status in ("fail", "errored", "expected-fail"):
@@ -128,7 +129,7 @@ def summarize(rules: Iterable[Any], case_records: Iterable[Any]) -> Summary:
     """Rule statuses, verdicts and case counts for ``rules`` (the header's list: id, family,
     level) given the ``case_records`` (dicts or :class:`CaseResult`).
 
-    Verdict per family and overall (issue 8 point 1): every MUST rule passes => "conformant";
+    Verdict per family and overall: every MUST rule passes => "conformant";
     and every SHOULD rule too => "conformant, recommended"; any MUST rule failing, errored,
     expected to fail (a baseline does not make a failure conformant) or untested => "not
     conformant", naming them. MAY rules never change a verdict. A run with no rule at all
@@ -440,9 +441,9 @@ def parse_lines(lines: Iterable[bytes | str], source: str = "results.jsonl") -> 
             if kind != "header":
                 raise StreamError("RESULTS_NO_HEADER", f"the first record is a {kind}; a "
                                   "results stream starts with its header", source, number)
-            if record.get("format") != FORMAT:
+            if record.get("format") != RESULTS_FORMAT:
                 raise StreamError("RESULTS_FORMAT", f"format {record.get('format')!r} found, "
-                                  f"{FORMAT!r} expected", source, number)
+                                  f"{RESULTS_FORMAT!r} expected", source, number)
             _check("header", record, source, number)
             header = _header(record)
         elif footer is not None or kind == "header":

@@ -1,0 +1,11 @@
+"""Descriptor of the send-message-adjacency family (harness.families)."""
+
+from harness.families import Family
+
+FAMILY = Family(
+    name="send-message-adjacency",
+    prefix="SMA",
+    order=50,
+    operations=("reference_impl.ops.subagents",),
+    description="note 003, parent and subagent send_message",
+)
