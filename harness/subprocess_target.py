@@ -29,8 +29,9 @@ from typing import Any
 
 from harness import __version__
 from harness.errors import HarnessError
-from harness.outcome import CallResult, Errored
+from harness.outcome import CallResult, Errored, Observed
 from harness.protocol import (
+    OBSERVE,
     Implementation,
     ProtocolViolation,
     Run,
@@ -255,16 +256,22 @@ class SubprocessTarget:
     def operations(self) -> frozenset[str]:
         return self.implementation.operations
 
-    def call(self, operation: str, payload: Any, case: str | None = None) -> CallResult:
+    @property
+    def observe(self) -> frozenset[str]:
+        return self.implementation.observe
+
+    def call(self, operation: str, payload: Any, case: str | None = None,
+             observe: bool = False) -> CallResult | Observed:
         try:
-            return self._call(operation, payload, case)
+            return self._call(operation, payload, case, observe)
         except BaseException:  # Ctrl-C or SIGTERM mid-case: end the program now, not later
             proc, self._proc = self._proc, None
             if proc is not None:
                 proc.kill()
             raise
 
-    def _call(self, operation: str, payload: Any, case: str | None) -> CallResult:
+    def _call(self, operation: str, payload: Any, case: str | None,
+              observe: bool) -> CallResult | Observed:
         transcript: list[str] = []
         if self._proc is None:
             if self._failed_starts >= MAX_FAILED_STARTS:
@@ -283,7 +290,7 @@ class SubprocessTarget:
         proc.drain_stderr()  # stderr of earlier cases is theirs, not this one's
         self._seq += 1
         self._owner[self._seq] = (case, operation)
-        line = encode(Run(self._seq, operation, payload, case))
+        line = encode(Run(self._seq, operation, payload, case, OBSERVE if observe else ()))
         transcript.append(">> " + _clip(line.rstrip("\n")))
         # one budget for the whole exchange: writing the command and reading its reply
         deadline = time.monotonic() + self.timeout
@@ -317,7 +324,7 @@ class SubprocessTarget:
             assert isinstance(item, str)
             transcript.append("<< " + _clip(item.rstrip("\n")))
             try:
-                result = parse_result(item, self._seq)
+                result = parse_result(item, self._seq, observe)
             except ProtocolViolation as exc:
                 return self._fail(str(exc), transcript)
             if isinstance(result, Errored):
