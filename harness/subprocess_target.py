@@ -211,6 +211,17 @@ class _Process:
                     stream.close()
 
 
+def _group_alive(pgid: int) -> bool:
+    """Whether any process is left in the process group ``pgid``."""
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True  # exists, but not ours to signal
+    return True
+
+
 class SubprocessTarget:
     """``agent-tck run --impl CMD``: the implementation under test as a child process."""
 
@@ -354,8 +365,17 @@ class SubprocessTarget:
             with contextlib.suppress(OSError, ValueError):
                 proc.proc.stdin.close()
             seen = 0
-            while seen <= self.limits.noise_lines:
-                item = proc.receive(deadline)
+            while seen <= self.limits.noise_lines and time.monotonic() < deadline:
+                # to EOF (deterministic: every line written before the exit comes first); but
+                # once the adapter has exited and only a child of it keeps the pipe open, that
+                # child is not waited for past a short quiet spell
+                held_open = proc.proc.poll() is not None and _group_alive(proc.proc.pid)
+                try:
+                    item = proc.receive(min(deadline, time.monotonic() + 0.2))
+                except queue.Empty:
+                    if held_open:
+                        break
+                    continue
                 if item is _EOF:
                     break
                 seen += 1

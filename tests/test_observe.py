@@ -90,3 +90,13 @@ def test_summarize_reports_untested_for_a_must_rule_with_only_not_applicable_cas
     rules = [{"id": "BO-008", "family": "block-omission", "level": "MUST"}]
     status, _, _ = summarize(rules, [{"rules": ["BO-008"], "status": "not-applicable"}])
     assert status["BO-008"] == "untested"
+
+
+def test_the_console_names_the_capability_when_bo008_is_untested(tmp_path, capsys):
+    from harness.cli import main
+
+    # exit status as for any untested rule (not a failure); the verdict and console say why
+    main(["run", "--impl", PLAIN, "--rule", "BO-008", "--report-dir", str(tmp_path)])
+    out = capsys.readouterr().out
+    assert "overall                  not conformant (BO-008)" in out
+    assert "BO-008 untested" in out and '"observe": ["input-after", "repeat"]' in out
