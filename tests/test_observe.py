@@ -100,3 +100,28 @@ def test_the_console_names_the_capability_when_bo008_is_untested(tmp_path, capsy
     out = capsys.readouterr().out
     assert "overall                  not conformant (BO-008)" in out
     assert "BO-008 untested" in out and '"observe": ["input-after", "repeat"]' in out
+
+
+def test_observe_messages_follow_the_published_schemas():
+    import json as _json
+
+    from harness.jsonschema_util import validator
+    from harness.protocol import OBSERVE, ProtocolViolation, Run, parse_result, parse_started
+
+    command = Run(3, "anthropic.serialize", {"history": []}, "c", OBSERVE).to_json()
+    assert list(validator("protocol/command.schema.json").iter_errors(command)) == []
+    started = parse_started(_json.dumps({
+        "protocol": 1, "implementation": {"name": "x", "language": "go"},
+        "operations": ["anthropic.serialize"], "observe": list(OBSERVE)}))
+    assert started.observe == frozenset(OBSERVE)
+    reply = {"seq": 3, "output": {"messages": []},
+             "observed": {"repeat": {"error": {"code": "X"}}, "input_after": {"history": []}}}
+    observed = parse_result(_json.dumps(reply), 3, observe=True)
+    assert isinstance(observed, Observed) and observed.input_after == {"history": []}
+    with pytest.raises(ProtocolViolation, match="did not ask for"):
+        parse_result(_json.dumps(reply), 3)
+    with pytest.raises(ProtocolViolation, match="must hold observed"):
+        parse_result(_json.dumps({"seq": 3, "output": 1}), 3, observe=True)
+    with pytest.raises(ProtocolViolation, match="protocol schema"):
+        parse_result(_json.dumps({**reply, "observed": {"repeat": {"crashed": {"message": "x"}},
+                                                        "input_after": 1}}), 3, observe=True)
