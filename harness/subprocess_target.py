@@ -205,10 +205,8 @@ class _Process:
             self.proc.wait(timeout=5)
         # stderr ends at EOF once every writer is gone; wait (briefly) so the tail is kept
         self._stderr_thread.join(timeout=1)
-        for stream in (self.proc.stdin, self.proc.stdout):
-            with contextlib.suppress(OSError, ValueError):
-                if stream is not None:
-                    stream.close()
+        # the pipes are not closed here: a thread blocked on one holds its lock, and a process
+        # that escaped the group could keep it blocked; they close when their threads end
 
 
 def _group_alive(pgid: int) -> bool:
