@@ -91,7 +91,7 @@ def apply(mutant: Mutant, package: Path) -> None:
 def _worker(paths: Sequence[str]) -> dict[str, Any]:
     """In a fresh process: run every vector against each mutated copy; report failures."""
     from harness.catalogue import load_catalogue
-    from harness.runner import evaluate
+    from harness.runner import run_one
     from harness.targets import InProcessTarget
     from harness.vectors import load_cases
 
@@ -108,8 +108,8 @@ def _worker(paths: Sequence[str]) -> dict[str, Any]:
             target = InProcessTarget(OPERATIONS)
             failed: list[list[Any]] = []
             for case in cases:
-                for exp in case.expect:
-                    verdict = evaluate(exp, target.call(exp.operation, case.input, case.id))
+                for exp in case.expect:  # as `run` does, with protocol 1.1 observations
+                    verdict, _ = run_one(target, case, exp, target.operations, True)
                     if verdict.status == "fail":
                         failed.append([case.id, list(case.rules_for(exp))])
             results[copy] = {"failed": failed}

@@ -33,3 +33,14 @@ class Errored:
 
 
 CallResult = Output | Rejected | Errored
+
+
+@dataclass(frozen=True)
+class Observed:
+    """One operation run twice on one in-memory input (protocol 1.1 ``observe``): the first and
+    second results and the input as it stood after both calls. BO-008 ("without changing Session
+    records") holds when the input is unchanged and both results are equal."""
+
+    first: Output | Rejected
+    second: Output | Rejected
+    input_after: Any

@@ -12,6 +12,11 @@ Exchange, one JSON object per line each way::
     adapter <- {"seq": 1, "output": ...}  |  {"seq": 1, "error": {"code": ...}}
                                            |  {"seq": 1, "crashed": {"message": ...}}
     runner -> {"cmd": "stop"}               (the adapter exits)
+
+Protocol 1.1 (backward compatible, the version number stays 1): an adapter may declare
+``"observe": ["input-after", "repeat"]`` in its start reply; a run command may then carry the
+same list, and the reply adds ``"observed": {"repeat": {"output"|"error": ...},
+"input_after": ...}`` - the operation run twice on one in-memory input (BO-008).
 """
 
 from __future__ import annotations
@@ -21,10 +26,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from harness.jsonschema_util import pointer, validator
-from harness.outcome import CallResult, Errored, Output, Rejected
+from harness.outcome import CallResult, Errored, Observed, Output, Rejected
 from reference_impl import strict_json
 
 PROTOCOL_VERSION = 1
+#: Protocol 1.1 observation capability: what an adapter can report beyond a result (BO-008).
+OBSERVE = ("input-after", "repeat")
 
 
 class ProtocolViolation(Exception):
@@ -45,12 +52,15 @@ class Run:
     operation: str
     input: Any
     case: str | None = None
+    observe: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"cmd": "run", "seq": self.seq, "operation": self.operation}
         if self.case is not None:
             out["case"] = self.case
         out["input"] = self.input
+        if self.observe:
+            out["observe"] = list(self.observe)
         return out
 
 
@@ -70,12 +80,16 @@ class Implementation:
     version: str = ""
     homepage: str = ""
     operations: frozenset[str] = frozenset()
+    observe: frozenset[str] = frozenset()
 
     def to_json(self) -> dict[str, Any]:
-        out = {"name": self.name, "version": self.version, "language": self.language}
+        out: dict[str, Any] = {"name": self.name, "version": self.version,
+                               "language": self.language}
         if self.homepage:
             out["homepage"] = self.homepage
         out["operations"] = sorted(self.operations)
+        if self.observe:
+            out["observe"] = sorted(self.observe)
         return out
 
 
@@ -119,11 +133,13 @@ def parse_started(line: str) -> Implementation:
         version=impl.get("version", ""),
         homepage=impl.get("homepage", ""),
         operations=frozenset(reply["operations"]),
+        observe=frozenset(reply.get("observe", ())),
     )
 
 
-def parse_result(line: str, expected_seq: int) -> CallResult:
-    """A run reply as an outcome; raises ProtocolViolation for anything off-protocol."""
+def parse_result(line: str, expected_seq: int, observe: bool = False) -> CallResult | Observed:
+    """A run reply as an outcome; raises ProtocolViolation for anything off-protocol. With
+    ``observe`` (the command asked for it), a result also carries what was observed."""
     reply = decode(line)
     if not isinstance(reply, dict):
         raise ProtocolViolation(f"reply is not a JSON object: {line[:200]!r}")
@@ -138,6 +154,21 @@ def parse_result(line: str, expected_seq: int) -> CallResult:
         raise ProtocolViolation(f"seq must be a JSON integer, not {reply['seq']!r}")
     if reply["seq"] != expected_seq:
         raise ProtocolViolation(f"reply has seq {reply['seq']}, expected {expected_seq}")
+    first = _result(reply)
+    if "observed" in reply and not observe:
+        raise ProtocolViolation("the reply holds observed, which the command did not ask for")
+    if not observe or isinstance(first, Errored):
+        return first
+    observed = reply.get("observed")
+    if not isinstance(observed, dict) or not {"repeat", "input_after"} <= observed.keys():
+        raise ProtocolViolation("the command asked to observe (protocol 1.1): the reply must "
+                                "hold observed with repeat and input_after")
+    second = _result(observed["repeat"])
+    assert not isinstance(second, Errored)  # the schema allows output or error only
+    return Observed(first, second, observed["input_after"])
+
+
+def _result(reply: dict[str, Any]) -> CallResult:
     if "output" in reply:
         return Output(reply["output"])
     if "error" in reply:

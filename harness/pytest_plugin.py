@@ -92,14 +92,15 @@ class VectorItem(pytest.Item):
             self.add_marker(rid)
 
     def runtest(self) -> None:
-        from harness.runner import evaluate
+        from harness.protocol import OBSERVE
+        from harness.runner import run_one
 
         target = _shared_target(self.config)
-        op = self.expectation.operation  # type: ignore[attr-defined]
-        if op not in target.operations:
-            pytest.skip(f"not applicable: the implementation does not declare {op}")
-        verdict = evaluate(self.expectation,  # type: ignore[arg-type]
-                           target.call(op, self.case.input, self.case.id))  # type: ignore[attr-defined]
+        observable = set(OBSERVE) <= set(getattr(target, "observe", ()))
+        verdict, _ = run_one(target, self.case, self.expectation,  # type: ignore[arg-type]
+                             target.operations, observable)
+        if verdict.status == "not-applicable":  # BO-008 without observe: untested, not passed
+            pytest.skip(f"not applicable: {verdict.message}")
         if verdict.status != "pass":
             raise VectorFailure(verdict)
 

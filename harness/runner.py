@@ -7,6 +7,7 @@ report writers render. One bad case never aborts a run: every outcome is a value
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -16,11 +17,17 @@ from typing import Any
 from harness import __version__
 from harness.baseline import Entry, apply_baseline
 from harness.catalogue import Catalogue
-from harness.compare import compare, mode_for
-from harness.outcome import CallResult, Errored, Output, Rejected
+from harness.compare import compare, first_difference, mode_for
+from harness.outcome import CallResult, Errored, Observed, Output, Rejected
+from harness.protocol import OBSERVE
 from harness.reports.stream import RESULTS_FORMAT
 from harness.targets import Target
 from harness.vectors import Case, Expectation
+
+#: Rules no single reply can show, with the protocol 1.1 observations that test them. BO-008:
+#: "without changing Session records" - the caller's memory is seen only when the adapter runs
+#: the operation twice on one in-memory input and reports the input as it stands afterwards.
+OBSERVED_RULES = {"BO-008": OBSERVE}
 
 
 @dataclass(frozen=True)
@@ -95,6 +102,54 @@ def evaluate(expectation: Expectation, result: CallResult) -> Verdict:
     diff = compare(expectation.output, result.value, mode_for(expectation.operation,
                                                                expectation.compare))
     return Verdict("pass", "", actual) if diff is None else Verdict("fail", diff, actual)
+
+
+def _canonical(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, ensure_ascii=False)
+
+
+def evaluate_observed(expectation: Expectation, observed: Observed, given: Any) -> Verdict:
+    """BO-008 ("without changing Session records"): the input as it stands after two calls is
+    the input given, and the second call's result is the first one's; then the expectation."""
+    verdict = evaluate(expectation, observed.first)
+    if _canonical(observed.input_after) != _canonical(given):
+        diff = first_difference(given, observed.input_after) or "a number's type changed"
+        return Verdict("fail", f"BO-008: the call changed the history it was given (input "
+                               f"after two calls differs at {diff})", verdict.actual,
+                       ("BO-008 input-after: " + _canonical(observed.input_after)[:2000],))
+    first, second = observed.first, observed.second
+    if isinstance(first, Rejected) and isinstance(second, Rejected):
+        same = first.code == second.code
+    else:
+        same = _canonical(actual_json(first)) == _canonical(actual_json(second))
+    if not same:
+        diff = first_difference(actual_json(first), actual_json(second)) or "types differ"
+        return Verdict("fail", f"BO-008: a second call on the same in-memory input gave another "
+                               f"result (first vs second: {diff})", verdict.actual,
+                       ("BO-008 repeat: " + _canonical(actual_json(second))[:2000],))
+    return verdict
+
+
+def run_one(target: Target, case: Case, expectation: Expectation, operations: frozenset[str],
+             observable: bool) -> tuple[Verdict, bool]:
+    """The verdict for one (case, operation), and whether the target was called for it."""
+    observed = sorted(OBSERVED_RULES.keys() & set(case.rules_for(expectation)))
+    if expectation.operation not in operations:
+        return Verdict("not-applicable", f"the implementation does not declare "
+                                         f"{expectation.operation}"), False
+    if observed and not observable:
+        return Verdict(
+            "not-applicable",
+            f"{', '.join(observed)} is untested: only the protocol 1.1 observe capability "
+            f"(\"observe\": {json.dumps(list(OBSERVE))}) shows it, and the implementation "
+            "does not declare it"), False
+    if observed:
+        result = target.call(expectation.operation, case.input, case.id, observe=True)
+        if isinstance(result, Observed):
+            return evaluate_observed(expectation, result, case.input), True
+    else:
+        result = target.call(expectation.operation, case.input, case.id)
+    return evaluate(expectation, result), True  # type: ignore[arg-type]
 
 
 def _now() -> str:
@@ -181,19 +236,14 @@ def execute(
 
     seq = 0
     operations = target.operations
+    observable = set(OBSERVE) <= set(getattr(target, "observe", ()))
     try:
         for case in cases:
             for expectation in case.expect:
                 seq += 1
                 started = time.perf_counter()
-                called = expectation.operation in operations
-                if not called:
-                    verdict = Verdict("not-applicable", f"the implementation does not declare "
-                                                        f"{expectation.operation}")
-                else:
-                    verdict = evaluate(
-                        expectation, target.call(expectation.operation, case.input, case.id)
-                    )
+                verdict, called = run_one(target, case, expectation, operations, observable)
+                if called:
                     yield from release()  # every earlier command's replies are in by now
                 record = {
                     "type": "case",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -157,6 +158,14 @@ def _print_summary(footer: dict[str, Any], head: dict[str, Any], paths: dict[str
     for family in [*head["families"], "overall"]:
         if family in verdicts:
             out.write(f"  {family:<24} {_verdict_text(verdicts[family])}\n")
+    from harness.protocol import OBSERVE
+    from harness.runner import OBSERVED_RULES
+
+    for rid in sorted(OBSERVED_RULES):
+        if footer.get("rules", {}).get(rid) == "untested":
+            out.write(f"  {rid} untested: the implementation does not declare the protocol 1.1 "
+                      f"observe capability (\"observe\": {json.dumps(list(OBSERVE))}, "
+                      "vectors/PROTOCOL.md)\n")
     for label in footer.get("stale_baseline", []):
         out.write(f"  stale baseline entry: {label} passes now; remove it from the baseline\n")
     out.write(f"reports: {paths['results.jsonl'].parent}/ "

@@ -29,8 +29,9 @@ from typing import Any
 
 from harness import __version__
 from harness.errors import HarnessError
-from harness.outcome import CallResult, Errored
+from harness.outcome import CallResult, Errored, Observed
 from harness.protocol import (
+    OBSERVE,
     Implementation,
     ProtocolViolation,
     Run,
@@ -204,10 +205,19 @@ class _Process:
             self.proc.wait(timeout=5)
         # stderr ends at EOF once every writer is gone; wait (briefly) so the tail is kept
         self._stderr_thread.join(timeout=1)
-        for stream in (self.proc.stdin, self.proc.stdout):
-            with contextlib.suppress(OSError, ValueError):
-                if stream is not None:
-                    stream.close()
+        # the pipes are not closed here: a thread blocked on one holds its lock, and a process
+        # that escaped the group could keep it blocked; they close when their threads end
+
+
+def _group_alive(pgid: int) -> bool:
+    """Whether any process is left in the process group ``pgid``."""
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True  # exists, but not ours to signal
+    return True
 
 
 class SubprocessTarget:
@@ -255,16 +265,22 @@ class SubprocessTarget:
     def operations(self) -> frozenset[str]:
         return self.implementation.operations
 
-    def call(self, operation: str, payload: Any, case: str | None = None) -> CallResult:
+    @property
+    def observe(self) -> frozenset[str]:
+        return self.implementation.observe
+
+    def call(self, operation: str, payload: Any, case: str | None = None,
+             observe: bool = False) -> CallResult | Observed:
         try:
-            return self._call(operation, payload, case)
+            return self._call(operation, payload, case, observe)
         except BaseException:  # Ctrl-C or SIGTERM mid-case: end the program now, not later
             proc, self._proc = self._proc, None
             if proc is not None:
                 proc.kill()
             raise
 
-    def _call(self, operation: str, payload: Any, case: str | None) -> CallResult:
+    def _call(self, operation: str, payload: Any, case: str | None,
+              observe: bool) -> CallResult | Observed:
         transcript: list[str] = []
         if self._proc is None:
             if self._failed_starts >= MAX_FAILED_STARTS:
@@ -283,7 +299,7 @@ class SubprocessTarget:
         proc.drain_stderr()  # stderr of earlier cases is theirs, not this one's
         self._seq += 1
         self._owner[self._seq] = (case, operation)
-        line = encode(Run(self._seq, operation, payload, case))
+        line = encode(Run(self._seq, operation, payload, case, OBSERVE if observe else ()))
         transcript.append(">> " + _clip(line.rstrip("\n")))
         # one budget for the whole exchange: writing the command and reading its reply
         deadline = time.monotonic() + self.timeout
@@ -317,7 +333,7 @@ class SubprocessTarget:
             assert isinstance(item, str)
             transcript.append("<< " + _clip(item.rstrip("\n")))
             try:
-                result = parse_result(item, self._seq)
+                result = parse_result(item, self._seq, observe)
             except ProtocolViolation as exc:
                 return self._fail(str(exc), transcript)
             if isinstance(result, Errored):
@@ -347,8 +363,17 @@ class SubprocessTarget:
             with contextlib.suppress(OSError, ValueError):
                 proc.proc.stdin.close()
             seen = 0
-            while seen <= self.limits.noise_lines:
-                item = proc.receive(deadline)
+            while seen <= self.limits.noise_lines and time.monotonic() < deadline:
+                # to EOF (deterministic: every line written before the exit comes first); but
+                # once the adapter has exited and only a child of it keeps the pipe open, that
+                # child is not waited for past a short quiet spell
+                held_open = proc.proc.poll() is not None and _group_alive(proc.proc.pid)
+                try:
+                    item = proc.receive(min(deadline, time.monotonic() + 0.2))
+                except queue.Empty:
+                    if held_open:
+                        break
+                    continue
                 if item is _EOF:
                     break
                 seen += 1

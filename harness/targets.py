@@ -12,7 +12,8 @@ import traceback
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
-from harness.outcome import CallResult, Errored, Output, Rejected
+from harness.outcome import CallResult, Errored, Observed, Output, Rejected
+from harness.protocol import OBSERVE
 
 
 class Target(Protocol):
@@ -24,7 +25,16 @@ class Target(Protocol):
     @property
     def operations(self) -> frozenset[str]: ...
 
-    def call(self, operation: str, payload: Any, case: str | None = None) -> CallResult: ...
+    @property
+    def observe(self) -> frozenset[str]:
+        """Protocol 1.1 observations the implementation offers (``input-after``, ``repeat``)."""
+        ...
+
+    def call(self, operation: str, payload: Any, case: str | None = None,
+             observe: bool = False) -> CallResult | Observed:
+        """The operation's result; with ``observe`` (only when :attr:`observe` covers
+        ``OBSERVE``), the operation run twice on one input, as an :class:`Observed`."""
+        ...
 
     def close(self) -> None: ...
 
@@ -56,15 +66,32 @@ class InProcessTarget:
     def operations(self) -> frozenset[str]:
         return frozenset(self._registry)
 
-    def call(self, operation: str, payload: Any, case: str | None = None) -> CallResult:
-        from reference_impl.errors import TckError
+    @property
+    def observe(self) -> frozenset[str]:
+        return frozenset(OBSERVE)
 
+    def call(self, operation: str, payload: Any, case: str | None = None,
+             observe: bool = False) -> CallResult | Observed:
         fn = self._registry.get(operation)
         if fn is None:
             return Errored(f"operation {operation!r} is not implemented")
+        data = json.loads(json.dumps(payload))
+        first = self._once(fn, data)
+        if not observe or isinstance(first, Errored):
+            return _copied(first)
+        second = self._once(fn, data)  # the same in-memory object, as an adapter must
+        if isinstance(second, Errored):
+            return second
+        # copied only now, after both calls: an output that aliases the input shows the change
+        return Observed(_copied(first), _copied(second),  # type: ignore[arg-type]
+                        json.loads(json.dumps(data)))
+
+    @staticmethod
+    def _once(fn: Callable[[Any], Any], data: Any) -> CallResult:
+        from reference_impl.errors import TckError
+
         try:
-            value = fn(json.loads(json.dumps(payload)))
-            return Output(json.loads(json.dumps(value)))
+            return Output(fn(data))
         except TckError as err:
             return Rejected(err.code, err.message, err.pointer)
         except Exception as exc:  # an in-process crash is a result, not an aborted run
@@ -75,3 +102,13 @@ class InProcessTarget:
 
     def close(self) -> None:
         return None
+
+
+def _copied(result: CallResult) -> CallResult:
+    """An output through a JSON round trip: nothing JSON cannot carry, nothing shared."""
+    if isinstance(result, Output):
+        try:
+            return Output(json.loads(json.dumps(result.value)))
+        except (TypeError, ValueError) as exc:
+            return Errored(f"the output is not JSON: {exc}")
+    return result

@@ -17,6 +17,8 @@ from reference_impl.errors import TckError
 from reference_impl.ops import OPERATIONS
 
 PROTOCOL = 1
+#: Protocol 1.1: this adapter can run an operation twice on one input and report the input after.
+OBSERVE = ["input-after", "repeat"]
 
 
 def handle(command: dict[str, Any]) -> dict[str, Any] | None:
@@ -32,25 +34,39 @@ def handle(command: dict[str, Any]) -> dict[str, Any] | None:
                 "homepage": "https://github.com/agent-tck/agent-tck",
             },
             "operations": sorted(OPERATIONS),
+            "observe": OBSERVE,
         }
     if cmd == "run":
         seq = command["seq"]
         fn = OPERATIONS.get(command["operation"])
         if fn is None:
             return {"seq": seq, "crashed": {"message": f"unknown operation {command['operation']}"}}
-        try:
-            return {"seq": seq, "output": fn(command["input"])}
-        except TckError as err:
-            return {"seq": seq, "error": err.to_json()}
-        except Exception as exc:
-            return {
-                "seq": seq,
-                "crashed": {
-                    "message": f"{type(exc).__name__}: {exc}",
-                    "traceback": traceback.format_exc().splitlines(),
-                },
-            }
+        data = command["input"]
+        first = _once(fn, data)
+        if not command.get("observe") or "crashed" in first:
+            return {"seq": seq, **first}
+        # protocol 1.1 observe: the same in-memory input again; the reply is encoded only after
+        # both calls, so an output that shares an array with the input shows what became of it
+        second = _once(fn, data)
+        if "crashed" in second:
+            return {"seq": seq, **second}
+        return {"seq": seq, **first, "observed": {"repeat": second, "input_after": data}}
     return None
+
+
+def _once(fn: Any, data: Any) -> dict[str, Any]:
+    """One call as the body of a reply: output, error or crashed."""
+    try:
+        return {"output": fn(data)}
+    except TckError as err:
+        return {"error": err.to_json()}
+    except Exception as exc:
+        return {
+            "crashed": {
+                "message": f"{type(exc).__name__}: {exc}",
+                "traceback": traceback.format_exc().splitlines(),
+            },
+        }
 
 
 def serve(stdin: IO[str], stdout: IO[str]) -> int:

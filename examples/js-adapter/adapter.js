@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// agent-tck adapter, protocol version 1 (vectors/PROTOCOL.md), for the serializers in
+// agent-tck adapter, protocol version 1.1 (vectors/PROTOCOL.md), for the serializers in
 // serialize.js. This file only moves data: one JSON command per line on stdin, one JSON reply
 // per line on stdout, logs on stderr. Run it with
 //
@@ -11,6 +11,9 @@ const readline = require('node:readline');
 const { SerializeError, serializeAnthropic, serializeOpenAI } = require('./serialize.js');
 
 const PROTOCOL = 1;
+// Protocol 1.1: on request, run an operation twice on the same in-memory input and report the
+// second result and the input as it stands after both calls (how BO-008 is observed).
+const OBSERVE = Object.freeze(['input-after', 'repeat']);
 
 const IMPLEMENTATION = Object.freeze({
   name: 'agent-tck-js-example',
@@ -37,6 +40,19 @@ function crashed(seq, error) {
   return { seq, crashed: { message: String((error && error.message) || error), traceback } };
 }
 
+// One call -> the body of a reply: {output}, {error} or {crashed}.
+function callOnce(fn, input, command) {
+  try {
+    return { output: fn(input) };
+  } catch (error) {
+    if (error instanceof SerializeError) {
+      return { error: { code: error.code, message: error.message, pointer: error.pointer } };
+    }
+    log(`case ${command.case}: unexpected exception:`, (error && error.stack) || error);
+    return crashed(command.seq, error);
+  }
+}
+
 // One `run` command -> its reply (output, error or crashed). Pure apart from logging.
 function runCommand(command) {
   const { seq, operation } = command;
@@ -44,15 +60,15 @@ function runCommand(command) {
   if (fn === undefined) {
     return { seq, crashed: { message: `operation ${JSON.stringify(operation)} was not declared by this adapter` } };
   }
-  try {
-    return { seq, output: fn(command.input) };
-  } catch (error) {
-    if (error instanceof SerializeError) {
-      return { seq, error: { code: error.code, message: error.message, pointer: error.pointer } };
-    }
-    log(`case ${command.case}: unexpected exception:`, (error && error.stack) || error);
-    return crashed(seq, error);
+  const input = command.input; // parsed once: both calls get this very object
+  const first = callOnce(fn, input, command);
+  if (!Array.isArray(command.observe) || command.observe.length === 0 || 'crashed' in first) {
+    return { seq, ...first };
   }
+  const second = callOnce(fn, input, command);
+  if ('crashed' in second) return { seq, ...second };
+  // stringified by reply() only now, after both calls: shared arrays show what became of them
+  return { seq, ...first, observed: { repeat: second, input_after: input } };
 }
 
 function main() {
@@ -78,7 +94,12 @@ function main() {
           return;
         }
         started = true;
-        reply({ protocol: PROTOCOL, implementation: IMPLEMENTATION, operations: Object.keys(OPERATIONS).sort() });
+        reply({
+          protocol: PROTOCOL,
+          implementation: IMPLEMENTATION,
+          operations: Object.keys(OPERATIONS).sort(),
+          observe: OBSERVE,
+        });
         return;
       case 'run':
         if (!started) log('warning: "run" before "start"');

@@ -8,14 +8,15 @@ did wrong in words, not only that a case failed.
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from typing import Any
 
 from harness.errors import HarnessError
 from harness.jsonschema_util import pointer, validator
-from harness.outcome import Errored, Output, Rejected
-from harness.protocol import Run, Start
-from harness.runner import evaluate
+from harness.outcome import Errored, Observed, Output, Rejected
+from harness.protocol import OBSERVE, Run, Start
+from harness.runner import OBSERVED_RULES, evaluate, evaluate_observed
 from harness.vectors import load_cases
 
 
@@ -87,6 +88,7 @@ def smoke(args: argparse.Namespace, out: Any = None) -> int:
             say(verdict.status == "pass",
                 f"{operation}: replied with {kind} to case {case.id}"
                 + ("" if verdict.status == "pass" else f" - but {verdict.message}"))
+        _smoke_observe(target, cases, say, out)
     finally:
         target.close()
     out.write("smoke: " + ("adapter speaks the protocol; now run `agent-tck run --impl ...`\n"
@@ -94,3 +96,34 @@ def smoke(args: argparse.Namespace, out: Any = None) -> int:
     return 0 if problems == 0 else 1
 
 
+
+
+def _smoke_observe(target: Any, cases: list[Any], say: Any, out: Any) -> None:
+    """Protocol 1.1: with the observe capability, one case citing an observed rule (BO-008) run
+    twice on one input; without it, say which rules stay untested and why."""
+    rules = ", ".join(sorted(OBSERVED_RULES))
+    declared = set(target.implementation.observe)
+    if not set(OBSERVE) <= declared:
+        out.write(f"  [info] no protocol 1.1 observe capability (\"observe\": "
+                  f"{json.dumps(list(OBSERVE))}): {rules} will be reported untested\n")
+        return
+    picked = next(((c, e) for c in cases for e in c.expect
+                   if OBSERVED_RULES.keys() & set(c.rules_for(e))
+                   and e.operation in target.operations), None)
+    if picked is None:
+        return
+    case, expectation = picked
+    own = _check_command(Run(1, expectation.operation, case.input, case.id, OBSERVE).to_json())
+    if own:
+        raise HarnessError("INTERNAL", f"run command breaks the protocol schema: {own}")
+    result = target.call(expectation.operation, case.input, case.id, observe=True)
+    if isinstance(result, Errored):
+        say(False, f"observe ({expectation.operation}, case {case.id}): {result.reason}")
+        for line in result.transcript[-6:]:
+            out.write(f"         {line[:300]}\n")
+        return
+    assert isinstance(result, Observed)
+    verdict = evaluate_observed(expectation, result, case.input)
+    say(verdict.status == "pass",
+        f"observe: {expectation.operation} run twice on one input for case {case.id}"
+        + ("" if verdict.status == "pass" else f" - but {verdict.message}"))
