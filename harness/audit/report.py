@@ -42,7 +42,10 @@ def _now() -> str:
 
 
 def _iso(ts: float | None) -> str | None:
-    return datetime.fromtimestamp(ts, UTC).isoformat(timespec="milliseconds") if ts else None
+    try:
+        return datetime.fromtimestamp(ts, UTC).isoformat(timespec="milliseconds") if ts else None
+    except (OverflowError, ValueError, OSError):  # the engine drops such times with a note
+        return None
 
 
 def rule_infos(ids: Iterable[str]) -> list[dict[str, Any]]:
@@ -117,6 +120,15 @@ def case_records(result: AuditResult, scrub: Scrubber,
         for err in x.errors:
             for rid in err.rules or x.checked:
                 errored.setdefault(rid, err)
+        if x.errors and not errored:  # the audit itself could not run: one errored record
+            err = x.errors[0]
+            add({"type": "case", "case": f"exchange-{x.index}.{err.check}",
+                 "family": "wire-audit", "operation": "wire.check", "rules": [],
+                 "status": "errored", "description": description, "input": base_input,
+                 "expected": {"output": []}, "actual": None,
+                 "message": scrub.text(f"{err.check}: {err.error}"),
+                 "transcript": [scrub.text(line) for line in err.traceback],
+                 "duration_ms": x.duration_ms})
         for rid in sorted(set(x.checked) | set(errored)):
             mine = [f for f in x.findings if f.rule == rid]
             operation = "wire.conversation" if rid in CONVERSATION_RULES else "wire.check"
@@ -197,7 +209,8 @@ def to_json(result: AuditResult, *, source: str, scrub: Scrubber | None = None) 
         "conversations": [c.to_json() for c in result.conversations],
         "ignored": result.ignored, "notes": list(result.notes),
         "counts": {**counts, "exchanges": len(exchanges),
-                   "errored_checks": sum(len(x.errors) for x in result.audited)},
+                   "errored_checks": sum(len(x.errors) for x in result.audited),
+                   "errored_exchanges": result.errored},
         "exit_code": result.exit_code,
     }
     return scrub.value(doc)
