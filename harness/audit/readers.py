@@ -58,22 +58,22 @@ class CaptureNote:
 Item = RawExchange | CaptureNote
 
 
-def _time(value: Any) -> float | None:
-    """Seconds since the epoch from a number or an ISO 8601 string; the auditor checks the
-    range (harness.audit.engine.valid_time), so 1e300 is a note there, not a crash here."""
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int | float):
+def _time(value: Any) -> tuple[float | None, tuple[str, ...]]:
+    """(seconds since the epoch, notes) from a number or an ISO 8601 string. The auditor
+    checks the range (harness.audit.engine.valid_time): 1e300 is a note there, not a crash."""
+    if value is None:
+        return None, ()
+    if isinstance(value, int | float) and not isinstance(value, bool):
         try:
-            return float(value)
+            return float(value), ()
         except OverflowError:  # an integer too big for a float
-            return float("inf")
+            return float("inf"), ()
     if isinstance(value, str):
         try:
-            return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
-        except ValueError:
-            return None
-    return None
+            return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp(), ()
+        except (ValueError, OverflowError, OSError):
+            pass
+    return None, (f"the capture's start time {str(value)[:40]!r} is not a time; ignored",)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -119,8 +119,9 @@ def _jsonl_exchange(record: Mapping[str, Any], ref: str) -> RawExchange:
         assert isinstance(built, RawResponse)
         response = built
     error = record.get("error")
+    started, notes = _time(record.get("time"))
     return RawExchange(ref, method, url, request, response,
-                       str(error) if error else None, _time(record.get("time")))
+                       str(error) if error else None, started, notes)
 
 
 def _lines(handle: IO[bytes], limit: int) -> Iterator[bytes | None]:
@@ -207,8 +208,9 @@ def read_har(doc: Any, name: str) -> Iterator[Item]:
                                        rdecoded, status)
             else:
                 error = str(resp.get("_error") or entry.get("_error") or "no response")
+            started, notes = _time(entry.get("startedDateTime"))
             yield RawExchange(ref, str(req["method"]), str(req["url"]), request, response,
-                              error, _time(entry.get("startedDateTime")))
+                              error, started, notes)
         except (KeyError, TypeError, AttributeError, ValueError, UnicodeError) as exc:
             yield CaptureNote(ref, f"not a HAR entry: {type(exc).__name__}: {exc}")
 
@@ -359,7 +361,8 @@ def read_capture(path: Path) -> Iterator[Item]:
         if kind == "unknown":
             raise HarnessError("CAPTURE_UNKNOWN_FORMAT", "not a mitmproxy flow file, HAR file "
                                "or JSONL capture (docs/AUDIT.md)", str(path))
-        if _looks_like_jsonl(handle):
+        suffix = path.suffix.lower()
+        if suffix in (".jsonl", ".ndjson") or (suffix != ".har" and _looks_like_jsonl(handle)):
             handle.seek(0)
             yield from read_jsonl(handle, name)
             return
