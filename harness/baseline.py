@@ -23,9 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from harness.errors import HarnessError
+from harness.safe_yaml import YAMLInputError, load
 
 FAILING = {"fail", "errored"}
 
@@ -55,11 +54,15 @@ def load_baseline(
     path: Path, known_cases: Iterable[str], known_rules: Iterable[str]
 ) -> list[Entry]:
     try:
-        doc = yaml.safe_load(path.read_text(encoding="utf-8"))
+        doc = load(path.read_text(encoding="utf-8"))  # untrusted: no aliases, bounded depth
     except OSError as exc:
-        raise HarnessError("BASELINE_INVALID", f"cannot read: {exc.strerror}", str(path)) from exc
-    except yaml.YAMLError as exc:
-        raise HarnessError("BASELINE_INVALID", f"not valid YAML: {exc}", str(path)) from exc
+        raise HarnessError("BASELINE_INVALID", f"cannot read: {exc.strerror or exc}",
+                           str(path)) from None
+    except UnicodeDecodeError as exc:
+        raise HarnessError("BASELINE_INVALID", f"not UTF-8: byte {exc.start} cannot be "
+                           "decoded", str(path)) from None
+    except YAMLInputError as exc:
+        raise HarnessError("BASELINE_INVALID", str(exc), str(path)) from None
     if not isinstance(doc, dict) or not isinstance(doc.get("expected_failures"), list):
         raise HarnessError("BASELINE_INVALID",
                            "expected a mapping with a list under 'expected_failures'", str(path))
@@ -71,9 +74,14 @@ def load_baseline(
             raise HarnessError("BASELINE_INVALID", "each entry is a mapping", where)
         unknown = set(item) - {"case", "rule", "operation", "reason", "issue"}
         if unknown:
-            raise HarnessError("BASELINE_INVALID", f"unknown keys {sorted(unknown)}", where)
+            raise HarnessError("BASELINE_INVALID", f"unknown keys {sorted(map(str, unknown))}",
+                               where)
         if ("case" in item) == ("rule" in item):
             raise HarnessError("BASELINE_INVALID", "name exactly one of 'case' or 'rule'", where)
+        for key, value in item.items():
+            if not isinstance(value, str):
+                raise HarnessError("BASELINE_INVALID", f"{key} must be a string, not "
+                                   f"{type(value).__name__} (quote it)", f"{where}/{key}")
         if not str(item.get("reason", "")).strip():
             raise HarnessError("BASELINE_INVALID", "every entry needs a 'reason'", where)
         if "case" in item and item["case"] not in cases:

@@ -1,7 +1,8 @@
 """``agent-tck``: the command line, a thin shell over the catalogue, vectors and runner.
 
 Exit codes: 0 success (every applicable MUST rule passes), 1 rule failures, 2 usage or input
-errors (a malformed vector, an adapter that does not start...).
+errors (a malformed vector, an adapter that does not start...), 141 when the reader of stdout
+went away (``agent-tck rules | head -3``: quiet, like any tool killed by SIGPIPE).
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ import argparse
 import importlib
 import json
 import math
+import os
 import pkgutil
 import signal
 import sys
@@ -21,6 +23,7 @@ from harness import __version__
 from harness.errors import HarnessError
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
+EXIT_BROKEN_PIPE = 128 + 13  # what a shell reports for a process ended by SIGPIPE
 
 
 class _Parser(argparse.ArgumentParser):
@@ -41,6 +44,14 @@ def positive_seconds(text: str) -> float:
     return value
 
 
+def check_families(option: str, given: Sequence[str], valid: Sequence[str]) -> None:
+    """A usage error (exit 2) naming the valid families when one of ``given`` is not one."""
+    unknown = [name for name in given if name not in valid]
+    if unknown:
+        raise HarnessError("USAGE", f"no family named {', '.join(map(repr, unknown))}; the "
+                                    f"families are: {', '.join(valid)}", option)
+
+
 # --- agent-tck rules ---------------------------------------------------------------------------
 
 
@@ -49,6 +60,7 @@ def _rules_command(args: argparse.Namespace) -> int:
     from harness.coverage import all_citations, coverage
 
     catalogue = load_catalogue()
+    check_families("--family", args.family, catalogue.families)
     covered = coverage(catalogue, all_citations())
     rules = [r for r in catalogue.rules if not args.family or r.family in args.family]
     if args.format == "json":
@@ -155,6 +167,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     previous = signal.signal(signal.SIGTERM, _terminate)
     try:
         result: Any = args.func(args)
+        sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's exit
+    except BrokenPipeError:
+        _silence_stdout()
+        return EXIT_BROKEN_PIPE
     except HarnessError as exc:
         sys.stderr.write(f"agent-tck: {exc}\n")
         return EXIT_USAGE
@@ -172,6 +188,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     finally:
         signal.signal(signal.SIGTERM, previous)
     return int(result or 0)
+
+
+def _silence_stdout() -> None:
+    """The reader of stdout went away: point stdout at /dev/null so the interpreter's final
+    flush cannot raise again (the recipe of the Python docs, "Note on SIGPIPE")."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):  # stdout is not a file descriptor (a test's StringIO)
+        pass
 
 
 if __name__ == "__main__":

@@ -30,6 +30,25 @@ PACKAGE = ROOT / "reference_impl"
 MUTANTS_DIR = ROOT / "tests" / "mutants"
 
 
+def _is_checkout(folder: Path) -> bool:
+    return ((folder / "tests" / "mutants").is_dir() and (folder / "reference_impl").is_dir()
+            and (folder / "harness").is_dir())
+
+
+def find_checkout(start: Path | None = None) -> Path:
+    """The agent-tck checkout the seeded faults belong to: the folder (or a parent of it) the
+    command runs in, else the one this module was loaded from. An installed wheel holds no
+    tests/mutants, so from a checkout the checkout wins over site-packages."""
+    here = (start or Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        if _is_checkout(folder):
+            return folder
+    if _is_checkout(ROOT):
+        return ROOT
+    raise HarnessError("MUTANTS_NOT_FOUND", "the seeded faults live in a checkout of agent-tck "
+                       "(tests/mutants/); run this command inside one", str(here))
+
+
 @dataclass(frozen=True)
 class Mutant:
     name: str
@@ -120,12 +139,16 @@ def _worker(paths: Sequence[str]) -> dict[str, Any]:
     return results
 
 
-def run_mutants(mutants: Sequence[Mutant], *, jobs: int = 2) -> list[Outcome]:
+def run_mutants(mutants: Sequence[Mutant], *, jobs: int = 2,
+                root: Path = ROOT) -> list[Outcome]:
+    """Apply each mutant to a copy of ``root``'s reference_impl; the workers run with ``root``
+    as their working folder, so ``python -m`` imports that checkout's harness."""
+    package = root / "reference_impl"
     with tempfile.TemporaryDirectory(prefix="agent-tck-mutants-") as tmp:
         copies: dict[str, Mutant] = {}
         for index, mutant in enumerate(mutants):
             copy = Path(tmp) / f"m{index:04d}"
-            shutil.copytree(PACKAGE, copy / "reference_impl",
+            shutil.copytree(package, copy / "reference_impl",
                             ignore=shutil.ignore_patterns("__pycache__"))
             apply(mutant, copy / "reference_impl")
             copies[str(copy)] = mutant
@@ -137,7 +160,7 @@ def run_mutants(mutants: Sequence[Mutant], *, jobs: int = 2) -> list[Outcome]:
             env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
             proc = subprocess.run(
                 [sys.executable, "-m", "harness.mutants", "--worker", *batch],
-                capture_output=True, text=True, env=env, cwd=ROOT, timeout=900, check=False,
+                capture_output=True, text=True, env=env, cwd=root, timeout=900, check=False,
             )
             if proc.returncode != 0:
                 raise HarnessError("MUTANTS_FAILED", f"worker failed:\n{proc.stderr[-3000:]}")

@@ -1,12 +1,13 @@
 """Language-neutral vectors: loading, validation and the case values the runner iterates.
 
 A vector file is ``vectors/<family>/*.json`` (schema ``vectors/schema/vector-file.schema.json``).
-Every problem is a :class:`HarnessError` naming the file and the JSON pointer.
+Every problem is a :class:`HarnessError` naming the file and the JSON pointer or line. Vector
+files from ``--vectors`` are untrusted: read with :func:`reference_impl.strict_json.loads`
+(no NaN, duplicate keys, lone surrogates, nesting over 200 levels).
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,6 +17,7 @@ from harness import families
 from harness.data import vectors_dir
 from harness.errors import HarnessError
 from harness.jsonschema_util import validate
+from reference_impl.strict_json import StrictJSONError, loads
 
 _NOT_VECTORS = {"schema", "rules"}
 
@@ -60,15 +62,16 @@ class Case:
 
 def _parse(path: Path) -> Any:
     try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise HarnessError("VECTOR_INVALID", f"not UTF-8: {exc}", str(path)) from exc
+        data = path.read_bytes()
+    except OSError as exc:
+        raise HarnessError("VECTOR_INVALID", f"cannot read: {exc.strerror or exc}",
+                           str(path)) from None
     try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise HarnessError(
-            "VECTOR_INVALID", f"not valid JSON: {exc.msg}", f"{path}:{exc.lineno}:{exc.colno}"
-        ) from exc
+        return loads(data)
+    except StrictJSONError as exc:
+        where = f"{path}:{exc.line}:{exc.column}" if exc.line is not None else str(path)
+        reason = exc.reason if exc.reason.startswith("not ") else f"not valid JSON: {exc.reason}"
+        raise HarnessError("VECTOR_INVALID", reason, where) from None
 
 
 def load_file(path: Path) -> list[Case]:
@@ -123,7 +126,9 @@ def vector_files(extra: Iterable[Path] = (), *, builtin: bool = True) -> list[Pa
     for folder in extra:
         if not folder.exists():
             raise HarnessError("VECTORS_NOT_FOUND", "no such file or folder", str(folder))
-        found = [folder] if folder.is_file() else sorted(folder.rglob("*.json"))
+        # a folder that happens to be named sub.json is not a vector file
+        found = [folder] if folder.is_file() else sorted(
+            p for p in folder.rglob("*.json") if p.is_file())
         if not found:
             raise HarnessError("VECTORS_NOT_FOUND", "no *.json vector files in this folder",
                                str(folder))

@@ -193,6 +193,9 @@ class MockProviderServer(ThreadingHTTPServer):
 
     daemon_threads = True
     allow_reuse_address = True
+    #: listen() backlog: socketserver's default of 5 reset ~5% of connections when 200 clients
+    #: connected at once; the kernel caps this at net.core.somaxconn
+    request_queue_size = 1024
 
     def __init__(
         self,

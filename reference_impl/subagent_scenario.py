@@ -13,7 +13,6 @@ the same way.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
@@ -376,14 +375,19 @@ def parse_scenario(doc: Any, source: str | None = None) -> Scenario:
 
 
 def parse_scenario_text(text: str, source: str) -> Scenario:
-    """A scenario file's text (JSON, or YAML when ``source`` ends in .yaml/.yml)."""
+    """A scenario file's text (JSON, or YAML when ``source`` ends in .yaml/.yml).
+
+    For trusted text (tests, vectors); ``agent-tck subagents`` reads untrusted files with
+    harness.safe_yaml (no aliases) and strict JSON, then calls :func:`parse_scenario`."""
     try:
         if source.endswith((".yaml", ".yml")):
             import yaml
 
             doc = yaml.safe_load(text)
         else:
-            doc = json.loads(text)
+            from reference_impl.strict_json import loads
+
+            doc = loads(text)
     except Exception as exc:  # any parse failure of the file is a bad scenario
         raise TckError(INVALID_SCENARIO, f"{source}: not a readable scenario: {exc}", "") from exc
     return parse_scenario(doc, source)

@@ -196,3 +196,48 @@ def test_options_reach_the_auditor(addon_ctx: Any) -> None:
     cycle(tctx, addon, flow)
     (x,) = addon.auditor.result().audited
     assert x.checked == () and "limit" in x.notes[0]
+
+
+def test_results_are_streamed_as_the_audit_goes(addon_ctx: Any, tmp_path: Path) -> None:
+    """A proxy killed with kill -9 leaves a truncated results.jsonl `agent-tck report` renders."""
+    from harness.reports import read, render
+
+    addon, tctx = addon_ctx
+    addon.running()
+    cycle(tctx, addon, llm_flow(THINKING_IN_USER, response=http.Response.make(200, b"{}")))
+    run = read(tmp_path / "reports" / "results.jsonl")  # no done(): as after a kill -9
+    assert run.truncated
+    assert any(c.status == "fail" and c.rules == ("BO-001",) for c in run.cases)
+    assert "BO-001" in render(run, "md")
+
+
+def test_requests_without_a_response_at_shutdown_are_audited(addon_ctx: Any,
+                                                              tmp_path: Path) -> None:
+    """SIGTERM with requests in flight: each one that reached the proxy is audited."""
+    addon, _ = addon_ctx
+    answered = llm_flow(THINKING_IN_USER, response=http.Response.make(200, b"{}"))
+    addon.request(answered)
+    in_flight = [llm_flow(THINKING_IN_USER) for _ in range(3)]
+    for flow in in_flight:
+        addon.request(flow)
+    addon.response(answered)
+    addon.done()
+    doc = json.loads((tmp_path / "reports" / "audit.json").read_text())
+    assert len(doc["exchanges"]) == 4 and doc["exit_code"] == 1
+    assert all(x["findings"][0]["rule"] == "BO-001" for x in doc["exchanges"])
+    assert sum("stopped before the response" in " ".join(x["notes"])
+               for x in doc["exchanges"]) == 3
+
+
+def test_a_request_too_deep_to_audit_is_errored_and_fails_the_audit(addon_ctx: Any,
+                                                                     tmp_path: Path) -> None:
+    addon, _ = addon_ctx
+    flow = llm_flow(None, response=http.Response.make(200, b"{}"))
+    flow.request.content = b'{"model": "m", "messages": ' + b"[" * 5000 + b"]" * 5000 + b"}"
+    addon.request(flow)
+    addon.response(flow)
+    addon.done()
+    doc = json.loads((tmp_path / "reports" / "audit.json").read_text())
+    (x,) = doc["exchanges"]
+    assert "nested deeper than" in x["errors"][0]["error"]
+    assert doc["exit_code"] == 1 and doc["counts"]["errored_exchanges"] == 1

@@ -58,7 +58,8 @@ def test_read_json_format_and_warnings_exit_0(tmp_path: Path,
                  "--format", "json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert doc["exit_code"] == 0 and doc["ignored"] == 1
-    assert doc["counts"] == {"error": 0, "warning": 1, "exchanges": 2, "errored_checks": 0}
+    assert doc["counts"] == {"error": 0, "warning": 1, "exchanges": 2, "errored_checks": 0,
+                             "errored_exchanges": 0}
     assert [c["requests"] for c in doc["conversations"]] == [[0, 1]]
 
 

@@ -6,8 +6,12 @@ rules, and never touch the traffic. Request and response bytes reach the other s
 a Server-Sent Events response is streamed through at once, with a tee on
 ``flow.response.stream`` keeping a bounded copy for the audit; every hook and the worker
 contain their own exceptions (a failing audit is logged and reported, never a broken flow);
-non-LLM traffic passes and is ignored. Reports are written when mitmproxy shuts down (Ctrl-C,
-SIGTERM), after the worker has caught up. If the audit falls more than ``tck_backlog``
+non-LLM traffic passes and is ignored. ``results.jsonl`` is written as the audit goes (the
+header when the proxy starts, each exchange's records flushed as it is audited), so even a
+``kill -9`` leaves a stream ``agent-tck report`` renders; every view is re-rendered when
+mitmproxy shuts down (Ctrl-C, SIGTERM), after the worker has caught up. A request that reached
+the proxy but had no response yet at shutdown is still audited (its request-side rules), with
+a note saying the response never came. If the audit falls more than ``tck_backlog``
 exchanges behind, further ones are counted and reported as not audited rather than queued
 without bound.
 
@@ -41,6 +45,7 @@ from harness.audit.capture import DEFAULT_MAX_BODY, RawExchange
 from harness.audit.engine import Auditor
 from harness.audit.readers import flow_to_raw
 from harness.audit.redact import Scrubber
+from harness.audit.report import LiveStream
 
 log = logging.getLogger("agent_tck.audit")
 
@@ -88,6 +93,8 @@ class AgentTckAudit:
         self._queue: queue.Queue[RawExchange | None] = queue.Queue(maxsize=256)
         self._worker: threading.Thread | None = None
         self._lock = threading.Lock()
+        self._pending: dict[str, Any] = {}  # flow id -> flow whose request arrived
+        self.stream: LiveStream | None = None
 
     # -- options ------------------------------------------------------------------------------
 
@@ -113,6 +120,15 @@ class AgentTckAudit:
 
     # -- hooks --------------------------------------------------------------------------------
 
+    def running(self) -> None:
+        self._open_stream()
+
+    def request(self, flow: Any) -> None:
+        try:
+            self._pending[flow.id] = flow
+        except Exception:  # never break the flow
+            log.exception("agent-tck: could not note %s", _where(flow))
+
     def responseheaders(self, flow: Any) -> None:
         try:
             if flow.response is not None and is_event_stream(flow.response.headers):
@@ -130,6 +146,9 @@ class AgentTckAudit:
 
     def done(self) -> None:
         try:
+            for flow in list(self._pending.values()):  # reached us, never answered
+                self._hand_over(flow, note="the proxy stopped before the response arrived: "
+                                           "request-side rules only")
             self.flush()
             self.write_reports()
         except Exception:
@@ -137,9 +156,10 @@ class AgentTckAudit:
 
     # -- work ---------------------------------------------------------------------------------
 
-    def _hand_over(self, flow: Any) -> None:
+    def _hand_over(self, flow: Any, note: str | None = None) -> None:
         """In the event loop: take references to the flow's bytes, queue them, return."""
         try:
+            self._pending.pop(getattr(flow, "id", None), None)
             if flow.metadata.get(_SEEN) or getattr(flow, "request", None) is None:
                 return
             flow.metadata[_SEEN] = True
@@ -148,6 +168,10 @@ class AgentTckAudit:
             raw = flow_to_raw(flow, f"flow {self.flows}",
                               tee.body() if tee is not None else None,
                               tee.truncated if tee is not None else False)
+            if note is not None:
+                from dataclasses import replace
+
+                raw = replace(raw, notes=(*raw.notes, note))
             self._start()
             try:
                 self._queue.put_nowait(raw)
@@ -174,9 +198,29 @@ class AgentTckAudit:
             finally:
                 self._queue.task_done()
 
+    def _open_stream(self) -> None:
+        from mitmproxy import ctx
+
+        with self._lock:
+            if self.stream is not None:
+                return
+            try:
+                self.stream = LiveStream(ctx.options.tck_report_dir,
+                                         source=ctx.options.tck_source,
+                                         name=ctx.options.tck_name, scrub=self.scrub)
+            except Exception:  # no stream: the reports are still written at shutdown
+                log.exception("agent-tck: cannot write results.jsonl as the audit goes")
+
     def _audit(self, raw: RawExchange) -> None:
+        if self.stream is None:
+            self._open_stream()
         with self._lock:
             result = self.auditor.observe(raw)
+            if self.stream is not None:
+                try:
+                    self.stream.add(result)
+                except Exception:  # a full disk must not stop the audit
+                    log.exception("agent-tck: writing results.jsonl failed")
         for finding in result.findings:
             log.warning("%s", self.scrub.text(
                 f"agent-tck: #{result.index} {result.method} {result.path}: "
@@ -207,6 +251,9 @@ class AgentTckAudit:
 
         self.stop()
         with self._lock:
+            if self.stream is not None:
+                self.stream.close()
+                self.stream = None
             if self.dropped:
                 self.auditor.note(f"{self.dropped} exchanges were not audited: the audit fell "
                                   f"more than {self._queue.maxsize} exchanges behind")

@@ -13,12 +13,12 @@ Credential headers never enter the decoded exchange (defence in depth: the rules
 
 from __future__ import annotations
 
-import json
 import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from reference_impl.strict_json import StrictJSONError, loads
 from reference_impl.wire_sse import events_to_json, parse_sse
 
 #: default ceiling on a decoded body the audit reads (bigger ones are noted, not audited)
@@ -65,6 +65,13 @@ class RawExchange:
     error: str | None = None
     started: float | None = None  # seconds since the epoch
     notes: tuple[str, ...] = field(default_factory=tuple)
+
+
+class Unauditable(Exception):
+    """A body that is JSON to a lenient reader but that the audit will not read (nested over
+    200 levels, an integer of over 1,000 digits, NaN, a duplicate key, a lone surrogate): not
+    the agent's fault for certain, so neither a finding nor a pass: the exchange is *errored*
+    and the audit exits non-zero."""
 
 
 class BodyProblem(Exception):
@@ -169,9 +176,11 @@ def _json(data: bytes) -> Any:
     if not text.strip():
         raise BodyProblem("empty", "the body is empty")
     try:
-        return json.loads(text)
-    except ValueError as exc:
-        raise BodyProblem("not-json", f"not JSON: {exc}") from exc
+        return loads(text)
+    except StrictJSONError as exc:
+        if exc.reason.startswith(("not JSON", "not UTF-8")):
+            raise BodyProblem("not-json", str(exc)) from None
+        raise Unauditable(f"body not audited: {exc}") from None
 
 
 # ---------------------------------------------------------------------------------------------

@@ -11,6 +11,7 @@ on that exchange, and so does a failure of decoding or tracking. Only summaries 
 
 from __future__ import annotations
 
+import math
 import time
 import traceback
 from collections import deque
@@ -19,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
-from harness.audit.capture import DEFAULT_MAX_BODY, RawExchange, to_exchange
+from harness.audit.capture import DEFAULT_MAX_BODY, RawExchange, Unauditable, to_exchange
 from reference_impl.conversations import Conversation, ConversationTracker
 from reference_impl.wire_rules import (
     WIRE_CHECKS,
@@ -33,6 +34,20 @@ from reference_impl.wire_rules import (
 #: recent audits kept to carry findings over to the next request of a conversation (each holds
 #: a reference to its request's messages: memory is bounded by this many requests)
 RECENT_AUDITS = 16
+
+#: the times a report can show: 0001-01-01 to 9999-12-31 (seconds since the epoch)
+_EARLIEST, _LATEST = -62135596800.0, 253402300799.0
+
+
+def valid_time(value: float | None) -> tuple[float | None, str | None]:
+    """(the start time, or None, and a note when the capture's time was unusable)."""
+    if value is None:
+        return None, None
+    if not isinstance(value, int | float) or isinstance(value, bool) or not math.isfinite(
+            value) or not _EARLIEST <= value <= _LATEST:
+        return None, f"the capture's start time {str(value)[:40]} is not a usable time; ignored"
+    return float(value), None
+
 
 #: rules a conversation placement checks (see reference_impl.conversations)
 CONVERSATION_RULES: tuple[str, ...] = tuple(
@@ -85,9 +100,16 @@ class AuditResult:
         return [(x, f) for x in self.exchanges for f in x.findings]
 
     @property
+    def errored(self) -> int:
+        """Audited exchanges on which a check (or the audit itself) could not run."""
+        return sum(1 for x in self.audited if x.errors)
+
+    @property
     def exit_code(self) -> int:
-        """1 when an error-severity finding exists, else 0."""
-        return 1 if any(f.severity == "error" for _, f in self.findings) else 0
+        """1 when an error-severity finding exists or a request could not be audited (an
+        errored check is no pass), else 0."""
+        failed = any(f.severity == "error" for _, f in self.findings)
+        return 1 if failed or self.errored else 0
 
 
 @dataclass
@@ -108,19 +130,27 @@ class Auditor:
         started = time.perf_counter()
         index = len(self._results)
         status = raw.response.status if raw.response is not None else None
+        started_at, time_note = valid_time(raw.started)
+        if time_note is not None:
+            from dataclasses import replace
+
+            raw = replace(raw, started=None, notes=(*raw.notes, time_note))
         base = {"index": index, "ref": raw.ref, "method": raw.method.upper(), "url": raw.url,
-                "status": status, "error": raw.error, "started": raw.started}
+                "status": status, "error": raw.error, "started": started_at}
         probe = {"method": raw.method, "url": raw.url}
         dialect = dialect_of(probe)
         if dialect is None:
             self._ignored += 1
-            result = ExchangeResult(**base, dialect=None)
+            result = ExchangeResult(**base, dialect=None, notes=raw.notes)
             self._results.append(result)
             return result
         try:
             result = self._audit(raw, base, dialect)
+        except Unauditable as exc:  # a body the strict reader refuses: errored, no traceback
+            result = ExchangeResult(**base, dialect=dialect, notes=raw.notes, errors=(
+                CheckError("audit", (), str(exc), ()),))
         except Exception as exc:  # decoding or bookkeeping failed: contained and reported
-            result = ExchangeResult(**base, dialect=dialect, errors=(CheckError(
+            result = ExchangeResult(**base, dialect=dialect, notes=raw.notes, errors=(CheckError(
                 "audit", (), f"{type(exc).__name__}: {exc}",
                 tuple(traceback.format_exc().splitlines()[-12:])),))
         result = _with_duration(result, started)

@@ -5,6 +5,12 @@
 A damaged record is a note (a :class:`CaptureNote` value in the stream), never an exception
 that ends the audit; a file that is not a capture at all is a :class:`HarnessError`.
 
+Every JSON text goes through :func:`reference_impl.strict_json.loads` (no NaN, duplicate keys,
+lone surrogates, nesting over 200 levels or oversized numbers), a JSONL line longer than
+:data:`MAX_LINE` bytes is skipped with a note without being held in memory, and a flow-file
+record may not claim more bytes than the file has left (a ``99999999999:`` length prefix is a
+note, not a 100 GB allocation).
+
 The JSONL capture format (docs/AUDIT.md, "agent-tck-capture/1") is one JSON object per line::
 
     {"type": "capture", "format": "agent-tck-capture/1"}            (optional first line)
@@ -23,6 +29,7 @@ from __future__ import annotations
 
 import base64
 import json
+import os
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from datetime import datetime
@@ -31,8 +38,13 @@ from typing import IO, Any
 
 from harness.audit.capture import RawExchange, RawMessage, RawResponse, headers_from
 from harness.errors import HarnessError
+from reference_impl.strict_json import StrictJSONError, loads
 
 CAPTURE_FORMAT = "agent-tck-capture/1"
+
+#: longest JSONL capture line read, in bytes (a body at the audit's 64 MiB limit, base64-encoded,
+#: fits); a longer line is skipped with a note
+MAX_LINE = 128 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -46,15 +58,22 @@ class CaptureNote:
 Item = RawExchange | CaptureNote
 
 
-def _time(value: Any) -> float | None:
-    if isinstance(value, int | float):
-        return float(value)
+def _time(value: Any) -> tuple[float | None, tuple[str, ...]]:
+    """(seconds since the epoch, notes) from a number or an ISO 8601 string. The auditor
+    checks the range (harness.audit.engine.valid_time): 1e300 is a note there, not a crash."""
+    if value is None:
+        return None, ()
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        try:
+            return float(value), ()
+        except OverflowError:  # an integer too big for a float
+            return float("inf"), ()
     if isinstance(value, str):
         try:
-            return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
-        except ValueError:
-            return None
-    return None
+            return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp(), ()
+        except (ValueError, OverflowError, OSError):
+            pass
+    return None, (f"the capture's start time {str(value)[:40]!r} is not a time; ignored",)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -72,7 +91,7 @@ def _jsonl_message(obj: Any, *, response: bool) -> RawMessage:
     body: bytes | None = None
     decoded = True
     if "body" in obj:
-        body = json.dumps(obj["body"], ensure_ascii=False).encode("utf-8")
+        body = json.dumps(obj["body"], ensure_ascii=False).encode("utf-8", "surrogatepass")
     elif "body_text" in obj:
         if not isinstance(obj["body_text"], str):
             raise ValueError("body_text must be a string")
@@ -100,20 +119,39 @@ def _jsonl_exchange(record: Mapping[str, Any], ref: str) -> RawExchange:
         assert isinstance(built, RawResponse)
         response = built
     error = record.get("error")
+    started, notes = _time(record.get("time"))
     return RawExchange(ref, method, url, request, response,
-                       str(error) if error else None, _time(record.get("time")))
+                       str(error) if error else None, started, notes)
 
 
-def read_jsonl(handle: IO[bytes], name: str) -> Iterator[Item]:
-    for number, line in enumerate(handle, start=1):
+def _lines(handle: IO[bytes], limit: int) -> Iterator[bytes | None]:
+    """The file's lines; ``None`` for a line longer than ``limit`` (read past in chunks)."""
+    while True:
+        line = handle.readline(limit + 1)
+        if not line:
+            return
+        if len(line) > limit and not line.endswith(b"\n"):
+            while line and not line.endswith(b"\n"):
+                line = handle.readline(1 << 20)
+            yield None
+            continue
+        yield line
+
+
+def read_jsonl(handle: IO[bytes], name: str, *, max_line: int | None = None) -> Iterator[Item]:
+    limit = MAX_LINE if max_line is None else max_line
+    for number, line in enumerate(_lines(handle, limit), start=1):
         ref = f"{name}:{number}"
+        if line is None:
+            yield CaptureNote(ref, f"a line longer than {limit} bytes; not read")
+            continue
         text = line.strip()
         if not text:
             continue
         try:
-            record = json.loads(text)
-        except (ValueError, UnicodeDecodeError) as exc:
-            yield CaptureNote(ref, f"not a JSON line ({exc})")
+            record = loads(text)
+        except StrictJSONError as exc:
+            yield CaptureNote(ref, f"not a JSON line: {exc}")
             continue
         if not isinstance(record, Mapping):
             yield CaptureNote(ref, "a capture line must be a JSON object")
@@ -125,7 +163,7 @@ def read_jsonl(handle: IO[bytes], name: str) -> Iterator[Item]:
             continue
         try:
             yield _jsonl_exchange(record, ref)
-        except (ValueError, TypeError) as exc:
+        except (ValueError, TypeError, UnicodeError) as exc:
             yield CaptureNote(ref, f"not an exchange: {exc}")
 
 
@@ -141,16 +179,21 @@ def _har_text(content: Any) -> tuple[bytes | None, bool]:
     if not isinstance(text, str):
         return None, True
     if content.get("encoding") == "base64":
-        return base64.b64decode(text), True
+        return base64.b64decode(text, validate=True), True
     return text.encode("utf-8", "surrogatepass"), True
 
 
 def read_har(doc: Any, name: str) -> Iterator[Item]:
-    entries = doc.get("log", {}).get("entries") if isinstance(doc, Mapping) else None
+    log = doc.get("log") if isinstance(doc, Mapping) else None
+    entries = log.get("entries") if isinstance(log, Mapping) else None
     if not isinstance(entries, list):
-        raise HarnessError("CAPTURE_INVALID", "a HAR file needs log.entries", name)
+        raise HarnessError("CAPTURE_INVALID", "a HAR file needs an object at /log with a list "
+                           "at /log/entries", name)
     for i, entry in enumerate(entries):
         ref = f"{name}#{i}"
+        if not isinstance(entry, Mapping) or not isinstance(entry.get("request"), Mapping):
+            yield CaptureNote(ref, f"not a HAR entry: /log/entries/{i} needs a request object")
+            continue
         try:
             req = entry["request"]
             body, decoded = _har_text(req.get("postData"))
@@ -165,9 +208,10 @@ def read_har(doc: Any, name: str) -> Iterator[Item]:
                                        rdecoded, status)
             else:
                 error = str(resp.get("_error") or entry.get("_error") or "no response")
+            started, notes = _time(entry.get("startedDateTime"))
             yield RawExchange(ref, str(req["method"]), str(req["url"]), request, response,
-                              error, _time(entry.get("startedDateTime")))
-        except (KeyError, TypeError, AttributeError, ValueError) as exc:
+                              error, started, notes)
+        except (KeyError, TypeError, AttributeError, ValueError, UnicodeError) as exc:
             yield CaptureNote(ref, f"not a HAR entry: {type(exc).__name__}: {exc}")
 
 
@@ -182,17 +226,66 @@ def read_flows(handle: IO[bytes], name: str) -> Iterator[Item]:
     except ImportError as exc:
         raise HarnessError("AUDIT_NEEDS_MITMPROXY", "reading mitmproxy flow files needs "
                            "mitmproxy (pip install 'agent-tck[proxy]')", name) from exc
-    reader = io.FlowReader(handle)
+    sized = _SizedReader(handle)
+    reader = io.FlowReader(sized)  # type: ignore[arg-type]
     index = 0
-    try:
-        for flow in reader.stream():
-            index += 1
-            ref = f"{name}#{index}"
-            if not isinstance(flow, http.HTTPFlow):
-                continue
+    flows = iter(reader.stream())
+    while True:
+        try:
+            flow = next(flows)
+        except StopIteration:
+            return
+        except RecursionError:
+            yield CaptureNote(f"{name}#{index + 1}", "the flow file is damaged here: a record "
+                              "is nested too deep to read")
+            return
+        except (FlowReadException, Exception) as exc:  # mitmproxy lets KeyError... through
+            why = sized.refused or f"{type(exc).__name__}: {exc}"
+            yield CaptureNote(f"{name}#{index + 1}", f"the flow file is damaged here: {why}")
+            return
+        index += 1
+        ref = f"{name}#{index}"
+        if not isinstance(flow, http.HTTPFlow):
+            continue
+        try:
             yield flow_to_raw(flow, ref)
-    except FlowReadException as exc:
-        yield CaptureNote(f"{name}#{index + 1}", f"the flow file is damaged here: {exc}")
+        except Exception as exc:  # a flow whose fields are not what mitmproxy writes
+            yield CaptureNote(ref, f"not an HTTP flow: {type(exc).__name__}: {exc}")
+
+
+class _SizedReader:
+    """A binary file whose ``read(n)`` refuses ``n`` beyond what the file has left, so a
+    damaged length prefix (``99999999999:``) is a ValueError the flow reader reports instead
+    of a 100 GB allocation (mitmproxy's tnetstring reads ``file.read(length)``)."""
+
+    def __init__(self, handle: IO[bytes]) -> None:
+        self.handle = handle
+        try:
+            self.size: int | None = os.fstat(handle.fileno()).st_size
+        except (OSError, AttributeError, ValueError):
+            self.size = None
+        self.refused: str | None = None
+
+    def read(self, n: int | None = -1) -> bytes:
+        if n is not None and n > 0 and self.size is not None:
+            left = self.size - self.handle.tell()
+            if n > left + 1:  # read(1) at the end is how the reader finds the end
+                self.refused = (f"a record claims {n} bytes at offset {self.handle.tell()}, "
+                                f"but the file has {max(left, 0)} left")
+                raise ValueError(self.refused)
+        return self.handle.read(-1 if n is None else n)
+
+    def peek(self, n: int) -> bytes:
+        pos = self.handle.tell()
+        data = self.handle.read(n)
+        self.handle.seek(pos)
+        return data
+
+    def tell(self) -> int:
+        return self.handle.tell()
+
+    def seek(self, offset: int, whence: int = 0) -> int:
+        return self.handle.seek(offset, whence)
 
 
 def _fields(headers: Any) -> tuple[tuple[str, str], ...]:
@@ -237,13 +330,13 @@ def _looks_like_jsonl(handle: IO[bytes], lines: int = 5) -> bool:
     """One of the first non-empty lines is a whole JSON object that is not a HAR document
     (a pretty-printed HAR has no such line; a one-line HAR has a "log" member)."""
     seen = 0
-    for raw in handle:
-        if not raw.strip():
+    for raw in _lines(handle, MAX_LINE):
+        if raw is None or not raw.strip():
             continue
         seen += 1
         try:
-            obj = json.loads(raw)
-        except (ValueError, UnicodeDecodeError):
+            obj = loads(raw)
+        except StrictJSONError:
             obj = None
         if isinstance(obj, Mapping):
             return "log" not in obj
@@ -268,14 +361,16 @@ def read_capture(path: Path) -> Iterator[Item]:
         if kind == "unknown":
             raise HarnessError("CAPTURE_UNKNOWN_FORMAT", "not a mitmproxy flow file, HAR file "
                                "or JSONL capture (docs/AUDIT.md)", str(path))
-        if _looks_like_jsonl(handle):
+        suffix = path.suffix.lower()
+        if suffix in (".jsonl", ".ndjson") or (suffix != ".har" and _looks_like_jsonl(handle)):
             handle.seek(0)
             yield from read_jsonl(handle, name)
             return
         handle.seek(0)
         try:
-            doc = json.load(handle)
-        except ValueError as exc:
-            raise HarnessError("CAPTURE_INVALID", f"not valid JSON (HAR): {exc}",
-                               str(path)) from None
+            doc = loads(handle.read())
+        except StrictJSONError as exc:
+            where = f"{path}:{exc.line}:{exc.column}" if exc.line is not None else str(path)
+            raise HarnessError("CAPTURE_INVALID", f"not valid JSON (HAR): {exc.reason}",
+                               where) from None
         yield from read_har(doc, name)

@@ -37,7 +37,10 @@ def _now() -> str:
 
 
 def _iso(ts: float | None) -> str | None:
-    return datetime.fromtimestamp(ts, UTC).isoformat(timespec="milliseconds") if ts else None
+    try:
+        return datetime.fromtimestamp(ts, UTC).isoformat(timespec="milliseconds") if ts else None
+    except (OverflowError, ValueError, OSError):  # the engine drops such times with a note
+        return None
 
 
 def rule_infos(ids: Iterable[str]) -> list[dict[str, Any]]:
@@ -93,57 +96,129 @@ def _describe(x: ExchangeResult) -> str:
 def case_records(result: AuditResult, scrub: Scrubber,
                  families: Mapping[str, str]) -> list[dict[str, Any]]:
     records: list[dict[str, Any]] = []
-
-    def add(record: dict[str, Any]) -> None:
-        record["seq"] = len(records) + 1
-        records.append(record)
-
     for x in result.audited:
-        base_input = _exchange_input(x, scrub)
-        description = scrub.text(_describe(x))
-        if not x.checked and not x.errors:
-            add({"type": "case", "case": f"exchange-{x.index}.not-audited",
-                 "family": "wire-audit", "operation": "wire.check", "rules": [],
-                 "status": "not-applicable", "description": description,
-                 "input": base_input, "expected": {"output": []}, "actual": None,
-                 "message": scrub.text("; ".join(x.notes) or "not audited"),
-                 "duration_ms": x.duration_ms})
-            continue
-        errored: dict[str, Any] = {}
-        for err in x.errors:
-            for rid in err.rules or x.checked:
-                errored.setdefault(rid, err)
-        for rid in sorted(set(x.checked) | set(errored)):
-            mine = [f for f in x.findings if f.rule == rid]
-            operation = "wire.conversation" if rid in CONVERSATION_RULES else "wire.check"
-            record: dict[str, Any] = {
-                "type": "case", "case": f"exchange-{x.index}.{rid}",
-                "family": families.get(rid, "wire-audit"), "operation": operation,
-                "rules": [rid], "description": description, "input": base_input,
-                "expected": {"output": []}, "duration_ms": x.duration_ms,
-            }
-            if mine:
-                first = mine[0]
-                more = f" (and {len(mine) - 1} more)" if len(mine) > 1 else ""
-                record.update(status="fail",
-                              actual={"output": [_finding_json(f) for f in mine]},
-                              message=scrub.text(f"{first.severity} at {first.pointer}: "
-                                                 f"{first.message}{more}"))
-            elif rid in errored:
-                err = errored[rid]
-                record.update(status="errored", actual=None,
-                              message=scrub.text(f"check {err.check} raised {err.error}"),
-                              transcript=[scrub.text(line) for line in err.traceback])
-            else:
-                record.update(status="pass", actual={"output": []}, message="")
-            add(record)
-        if x.notes:
-            add({"type": "case", "case": f"exchange-{x.index}.notes", "family": "wire-audit",
-                 "operation": "wire.check", "rules": [], "status": "not-applicable",
-                 "description": description, "input": base_input,
-                 "expected": {"output": []}, "actual": None,
-                 "message": scrub.text("; ".join(x.notes)), "duration_ms": 0.0})
+        for record in exchange_records(x, scrub, families):
+            record["seq"] = len(records) + 1
+            records.append(record)
+    return records
+
+
+def exchange_records(x: ExchangeResult, scrub: Scrubber,
+                     families: Mapping[str, str]) -> list[dict[str, Any]]:
+    """The case records (without ``seq``) of one audited exchange, redacted."""
+    records: list[dict[str, Any]] = []
+    add = records.append
+    if x.dialect is None:
+        return records
+    base_input = _exchange_input(x, scrub)
+    description = scrub.text(_describe(x))
+    if not x.checked and not x.errors:
+        add({"type": "case", "case": f"exchange-{x.index}.not-audited",
+             "family": "wire-audit", "operation": "wire.check", "rules": [],
+             "status": "not-applicable", "description": description,
+             "input": base_input, "expected": {"output": []}, "actual": None,
+             "message": scrub.text("; ".join(x.notes) or "not audited"),
+             "duration_ms": x.duration_ms})
+        return [scrub.value(r) for r in records]
+    errored: dict[str, Any] = {}
+    for err in x.errors:
+        for rid in err.rules or x.checked:
+            errored.setdefault(rid, err)
+    if x.errors and not errored:  # the audit itself could not run: one errored record
+        err = x.errors[0]
+        add({"type": "case", "case": f"exchange-{x.index}.{err.check}",
+             "family": "wire-audit", "operation": "wire.check", "rules": [],
+             "status": "errored", "description": description, "input": base_input,
+             "expected": {"output": []}, "actual": None,
+             "message": scrub.text(f"{err.check}: {err.error}"),
+             "transcript": [scrub.text(line) for line in err.traceback],
+             "duration_ms": x.duration_ms})
+    for rid in sorted(set(x.checked) | set(errored)):
+        mine = [f for f in x.findings if f.rule == rid]
+        operation = "wire.conversation" if rid in CONVERSATION_RULES else "wire.check"
+        record: dict[str, Any] = {
+            "type": "case", "case": f"exchange-{x.index}.{rid}",
+            "family": families.get(rid, "wire-audit"), "operation": operation,
+            "rules": [rid], "description": description, "input": base_input,
+            "expected": {"output": []}, "duration_ms": x.duration_ms,
+        }
+        if mine:
+            first = mine[0]
+            more = f" (and {len(mine) - 1} more)" if len(mine) > 1 else ""
+            record.update(status="fail",
+                          actual={"output": [_finding_json(f) for f in mine]},
+                          message=scrub.text(f"{first.severity} at {first.pointer}: "
+                                             f"{first.message}{more}"))
+        elif rid in errored:
+            err = errored[rid]
+            record.update(status="errored", actual=None,
+                          message=scrub.text(f"check {err.check} raised {err.error}"),
+                          transcript=[scrub.text(line) for line in err.traceback])
+        else:
+            record.update(status="pass", actual={"output": []}, message="")
+        add(record)
+    if x.notes:
+        add({"type": "case", "case": f"exchange-{x.index}.notes", "family": "wire-audit",
+             "operation": "wire.check", "rules": [], "status": "not-applicable",
+             "description": description, "input": base_input,
+             "expected": {"output": []}, "actual": None,
+             "message": scrub.text("; ".join(x.notes)), "duration_ms": 0.0})
     return [scrub.value(r) for r in records]
+
+
+def families_of(rules: Iterable[Mapping[str, Any]]) -> dict[str, str]:
+    return {r["id"]: r["family"] for r in rules}
+
+
+def header_record(rules: list[dict[str, Any]], *, source: str, name: str,
+                  scrub: Scrubber) -> dict[str, Any]:
+    """The results stream's header for an audit that checks ``rules`` (from rule_infos)."""
+    present = {r["family"] for r in rules}
+    return {
+        "type": "header", "format": RESULTS_FORMAT, "tck_version": __version__,
+        "started": _now(),
+        "implementation": {"name": scrub.text(name), "version": "",
+                           "operations": ["wire.check", "wire.conversation"]},
+        "target": {"kind": "proxy" if source.startswith("proxy ") else "capture",
+                   "command": scrub.text(source)},
+        "filters": {"family": [], "rule": [], "k": None}, "strict": False,
+        "rules": rules, "families": [f for f in family_names() if f in present],
+    }
+
+
+def every_wire_rule() -> list[dict[str, Any]]:
+    """Header entries of every rule the audit can check (a live stream's header is written
+    before the first request, so it lists them all)."""
+    from reference_impl.wire_rules import WIRE_CHECKS
+
+    return rule_infos({rid for ids in WIRE_CHECKS.values() for rid in ids})
+
+
+class LiveStream:
+    """results.jsonl written as the audit goes (``audit --listen``): the header at once, each
+    exchange's records flushed when it is audited, so a proxy killed with ``kill -9`` leaves
+    a truncated stream ``agent-tck report`` renders; :func:`write_reports` at shutdown
+    replaces it with the finished one. Not thread-safe: the caller serialises."""
+
+    def __init__(self, folder: str | os.PathLike[str], *, source: str, name: str,
+                 scrub: Scrubber) -> None:
+        from harness.reports.stream import Writer
+
+        self.scrub = scrub
+        self.rules = every_wire_rule()
+        self.families = families_of(self.rules)
+        self.seq = 0
+        self.writer = Writer(Path(folder) / "results.jsonl")
+        self.writer.write(header_record(self.rules, source=source, name=name, scrub=scrub))
+
+    def add(self, x: ExchangeResult) -> None:
+        for record in exchange_records(x, self.scrub, self.families):
+            self.seq += 1
+            record["seq"] = self.seq
+            self.writer.write(record)
+
+    def close(self) -> None:
+        self.writer.close()
 
 
 def records(result: AuditResult, *, source: str, name: str = "audited agent",
@@ -155,20 +230,8 @@ def records(result: AuditResult, *, source: str, name: str = "audited agent",
     checked = {rid for x in result.exchanges for rid in x.checked}
     checked |= {rid for x in result.exchanges for e in x.errors for rid in e.rules}
     rules = rule_infos(checked)
-    families = {r["id"]: r["family"] for r in rules}
-    present = {r["family"] for r in rules}
-    family_order = [f for f in family_names() if f in present]
-    header = {
-        "type": "header", "format": RESULTS_FORMAT, "tck_version": __version__,
-        "started": _now(),
-        "implementation": {"name": scrub.text(name), "version": "",
-                           "operations": ["wire.check", "wire.conversation"]},
-        "target": {"kind": "proxy" if source.startswith("proxy ") else "capture",
-                   "command": scrub.text(source)},
-        "filters": {"family": [], "rule": [], "k": None}, "strict": False,
-        "rules": rules, "families": family_order,
-    }
-    cases = case_records(result, scrub, families)
+    header = header_record(rules, source=source, name=name, scrub=scrub)
+    cases = case_records(result, scrub, families_of(rules))
     summary = summarize(rules, cases)
     footer = summary.footer(finished=_now(), exit_code=result.exit_code)
     return [header, *cases, footer]
@@ -194,7 +257,8 @@ def to_json(result: AuditResult, *, source: str, scrub: Scrubber | None = None) 
         "conversations": [c.to_json() for c in result.conversations],
         "ignored": result.ignored, "notes": list(result.notes),
         "counts": {**counts, "exchanges": len(exchanges),
-                   "errored_checks": sum(len(x.errors) for x in result.audited)},
+                   "errored_checks": sum(len(x.errors) for x in result.audited),
+                   "errored_exchanges": result.errored},
         "exit_code": result.exit_code,
     }
     return scrub.value(doc)

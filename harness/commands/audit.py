@@ -10,8 +10,11 @@ or offline, over recorded traffic (mitmproxy flow files, HAR, the JSONL capture 
 
 Both write the runner's report files (results.jsonl, junit.xml, summary.md, report.html with a
 per-conversation timeline, badges) plus audit.json into ``--report-dir``; ``--format json``
-prints audit.json on stdout. Exit 1 when an error-severity finding exists, 0 otherwise, 2 on a
-usage or capture error. docs/AUDIT.md is the operator guide.
+prints audit.json on stdout. Exit 1 when an error-severity finding exists or a request could not
+be audited (errored), 0 otherwise, 2 on a usage error or when a --read file is not a capture at
+all (the other files are still audited and reported; the unusable one is a note). A damaged
+record inside a capture is a note in the report, never the end of the run. docs/AUDIT.md and
+docs/RELIABILITY.md say more.
 """
 
 from __future__ import annotations
@@ -90,12 +93,17 @@ def read_command(files: list[Path], report_dir: Path, *, fmt: str = "text",
 
     auditor = Auditor() if max_body is None else Auditor(max_body=max_body)
     scrub = Scrubber()
+    unusable = 0
     for path in files:
-        for item in read_capture(path):
-            if isinstance(item, CaptureNote):
-                auditor.note(f"{item.ref}: {item.message}")
-            else:
-                auditor.observe(item)
+        try:
+            for item in read_capture(path):
+                if isinstance(item, CaptureNote):
+                    auditor.note(f"{item.ref}: {item.message}")
+                else:
+                    auditor.observe(item)
+        except HarnessError as exc:  # this file is not a capture: noted, the others audited
+            unusable += 1
+            auditor.note(f"{exc.where or path}: not audited: {exc.code}: {exc.message}")
     result = auditor.result()
     source = "agent-tck audit --read " + " ".join(p.name for p in files)
     paths = write_reports(report_dir, result, source=source, name=name, scrub=scrub)
@@ -107,6 +115,10 @@ def read_command(files: list[Path], report_dir: Path, *, fmt: str = "text",
         print_text(result, paths, scrub, out)
     for note in result.notes:
         err.write(scrub.text(f"agent-tck audit: note: {note}") + "\n")
+    if unusable:
+        err.write(f"agent-tck audit: {unusable} of {len(files)} files could not be read as "
+                  "captures (see the notes above)\n")
+        return 2
     return result.exit_code
 
 
@@ -123,9 +135,10 @@ def print_text(result: Any, paths: dict[str, Path], scrub: Any, out: IO[str]) ->
             out.write(scrub.text(f"#{x.index} {x.method} {x.path}{where}: note: {note}") + "\n")
     errors = sum(1 for _, f in result.findings if f.severity == "error")
     warnings = sum(1 for _, f in result.findings if f.severity == "warning")
+    errored = f", {result.errored} not auditable (errored)" if result.errored else ""
     out.write(f"audited {len(result.audited)} LLM requests in {len(result.conversations)} "
               f"conversations ({result.ignored} other requests ignored): {errors} errors, "
-              f"{warnings} warnings\n")
+              f"{warnings} warnings{errored}\n")
     out.write("reports: " + ", ".join(str(p) for k, p in paths.items()
                                       if not k.startswith("badges/")) + "\n")
 
@@ -145,6 +158,21 @@ def parse_listen(value: str) -> tuple[str, int]:
     if not 0 < number < 65536:
         raise HarnessError("USAGE", f"--listen {value!r}: port out of range")
     return host, number
+
+
+def check_upstream(url: str) -> None:
+    """``--upstream`` must be an absolute http(s) URL with a host (mitmproxy would otherwise
+    start and fail every request)."""
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - raises ValueError for a port that is not a number
+    except ValueError as exc:
+        raise HarnessError("USAGE", f"--upstream is not a URL: {exc}") from None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise HarnessError("USAGE", "--upstream needs an http:// or https:// URL with a host, "
+                                    "e.g. https://api.anthropic.com")
 
 
 def find_mitmdump(explicit: str | None) -> str:
@@ -185,6 +213,8 @@ def proxy_command(args: argparse.Namespace, *, out: IO[str], err: IO[str]) -> in
         raise HarnessError("USAGE", "reverse mode needs --upstream URL (the provider base URL)")
     if mode == "regular" and args.upstream:
         raise HarnessError("USAGE", "--upstream is for reverse mode")
+    if args.upstream:
+        check_upstream(args.upstream)
     mitmdump = find_mitmdump(args.mitmdump)
     temp_confdir = None
     confdir = args.confdir

@@ -12,18 +12,28 @@ def register(subparsers: Any) -> None:
     p = subparsers.add_parser("mutants", help="seed faults in the reference implementation and "
                                               "report which the suite catches (checkout only)")
     p.add_argument("--family", action="append", default=[], metavar="NAME")
-    p.add_argument("--jobs", type=int, default=2)
+    p.add_argument("--jobs", type=_positive_int, default=2)
     p.add_argument("--format", choices=("text", "json"), default="text")
     p.set_defaults(func=mutants)
 
 
+def _positive_int(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number above 0, not {text!r}")
+    return int(text)
+
+
 def mutants(args: argparse.Namespace) -> int:
     from harness.catalogue import load_catalogue
-    from harness.mutants import load_mutants, run_mutants, score
+    from harness.cli import check_families
+    from harness.mutants import find_checkout, load_mutants, run_mutants, score
     from harness.vectors import load_cases
 
-    chosen = [m for m in load_mutants() if not args.family or m.family in args.family]
-    outcomes = run_mutants(chosen, jobs=args.jobs)
+    root = find_checkout()
+    every = load_mutants(root / "tests" / "mutants")
+    check_families("--family", args.family, sorted({m.family for m in every}))
+    chosen = [m for m in every if not args.family or m.family in args.family]
+    outcomes = run_mutants(chosen, jobs=args.jobs, root=root)
     families = {c.family for c in load_cases()} & ({m.family for m in chosen})
     must = [r.id for r in load_catalogue().rules if r.level == "MUST" and r.family in families]
     result = score(outcomes, must)

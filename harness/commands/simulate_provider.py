@@ -10,15 +10,12 @@ stderr with ``--verbose``. Exit 0 after SIGINT/SIGTERM, 2 for a bad script or ad
 from __future__ import annotations
 
 import argparse
-import json
 import logging
 import signal
 import sys
 import threading
 from pathlib import Path
 from typing import Any
-
-import yaml
 
 from harness.errors import HarnessError
 
@@ -68,19 +65,21 @@ def parse_listen(text: str) -> tuple[str, int]:
 def load_script(path: Path) -> Any:
     """Read and check a script file: the JSON Schema first, then the core's own checks."""
     from harness.jsonschema_util import pointer, validator
+    from harness.safe_yaml import load
     from reference_impl.errors import TckError
     from reference_impl.mock_provider import parse_script
+    from reference_impl.strict_json import loads
 
     try:
-        text = path.read_text(encoding="utf-8")
+        raw = path.read_bytes()
     except OSError as exc:
-        raise HarnessError("SCRIPT_INVALID", f"cannot read the script: {exc}", str(path)) from exc
-    try:
-        data = (
-            yaml.safe_load(text) if path.suffix.lower() in {".yaml", ".yml"} else json.loads(text)
-        )
-    except (ValueError, yaml.YAMLError) as exc:
-        raise HarnessError("SCRIPT_INVALID", f"not valid JSON/YAML: {exc}", str(path)) from exc
+        raise HarnessError("SCRIPT_INVALID", f"cannot read the script: {exc.strerror or exc}",
+                           str(path)) from None
+    try:  # untrusted: YAML without aliases, strict JSON (no NaN, duplicate keys, deep nesting)
+        data = load(raw.decode("utf-8")) if path.suffix.lower() in {".yaml", ".yml"} else (
+            loads(raw))
+    except ValueError as exc:  # YAMLInputError, StrictJSONError, UnicodeDecodeError
+        raise HarnessError("SCRIPT_INVALID", f"not valid JSON/YAML: {exc}", str(path)) from None
     errors = sorted(validator(SCRIPT_SCHEMA).iter_errors(data), key=lambda e: list(e.path))
     if errors:
         best = errors[0]

@@ -35,7 +35,7 @@ def subagents_command(args: argparse.Namespace) -> int:
     from harness.compare import first_difference
     from harness.outcome import Output, Rejected
     from reference_impl.errors import TckError
-    from reference_impl.subagent_scenario import parse_scenario_text
+    from reference_impl.subagent_scenario import parse_scenario
     from reference_impl.subagents import canonical_json, run, trace_json
 
     target = None
@@ -47,11 +47,15 @@ def subagents_command(args: argparse.Namespace) -> int:
     try:
         for path in args.files:
             try:
-                text = path.read_text(encoding="utf-8")
-                scenario = parse_scenario_text(text, str(path))
+                doc = _document(path)
+                scenario = parse_scenario(doc, str(path))
                 expected = trace_json(run(scenario)[1])
             except OSError as exc:
-                print(f"{path}: cannot read: {exc}", file=sys.stderr)
+                print(f"{path}: cannot read: {exc.strerror or exc}", file=sys.stderr)
+                status = max(status, 2)
+                continue
+            except ValueError as exc:  # not UTF-8, not JSON / YAML (aliases, depth...)
+                print(f"{path}: not a readable scenario: {exc}", file=sys.stderr)
                 status = max(status, 2)
                 continue
             except TckError as err:
@@ -64,7 +68,6 @@ def subagents_command(args: argparse.Namespace) -> int:
             if OPERATION not in target.operations:  # like `run`: not applicable, not errored
                 print(f"{path}: not applicable: the adapter does not declare {OPERATION}")
                 continue
-            doc = _document(text, str(path))
             result = target.call(OPERATION, doc, path.name)
             if isinstance(result, Output):
                 diff = first_difference(expected, result.value)
@@ -82,11 +85,13 @@ def subagents_command(args: argparse.Namespace) -> int:
     return status
 
 
-def _document(text: str, source: str) -> Any:
-    import json
+def _document(path: Path) -> Any:
+    """A scenario file's document: YAML (``.yaml``, ``.yml``) without aliases, else strict
+    JSON; a ValueError (YAMLInputError, StrictJSONError, UnicodeDecodeError) names the line."""
+    from harness.safe_yaml import load
+    from reference_impl.strict_json import loads
 
-    if source.endswith((".yaml", ".yml")):
-        import yaml
-
-        return yaml.safe_load(text)
-    return json.loads(text)
+    data = path.read_bytes()
+    if path.suffix.lower() in (".yaml", ".yml"):
+        return load(data.decode("utf-8"))
+    return loads(data)

@@ -4,10 +4,21 @@ What counts as a secret (what a captured exchange, an adapter transcript or a ve
 
 * key-shaped strings anywhere in text: ``sk-ant-...`` and ``sk-...`` (at least 8 key characters
   after the prefix, not preceded by a letter or digit, so ``risk-free`` and ``task-list`` stay),
-  and ``Bearer <token>`` (a token of at least 8 characters);
+  ``Bearer <token>`` (a token of at least 8 characters), AWS access key ids (``AKIA`` / ``ASIA``
+  and 16 more capitals or digits), GitHub tokens (``ghp_...``) and Google API keys
+  (``AIza...``);
+* in URLs anywhere in text: the user-info (``https://user:pw@host`` ->
+  ``https://[REDACTED]@host``) and the value of a credential query parameter (``key``,
+  ``api_key``, ``token``, ``access_token``, ``auth``, ``sig``, ``signature``, ``password``,
+  ``secret``, ``client_secret``, ``X-Amz-Credential``, ``X-Amz-Signature``,
+  ``X-Amz-Security-Token``, ``X-Goog-Credential``, ``X-Goog-Signature``...);
+  ``password=``, ``client_secret=`` and the ``X-Amz-``/``X-Goog-`` ones anywhere, not only
+  after ``?`` or ``&``;
 * the value of a credential header or field, whatever it looks like: ``authorization``,
   ``proxy-authorization``, ``x-api-key``, ``api-key`` (and any field name ending in ``api-key``,
-  ``api_key`` or ``apiKey``, such as ``OPENAI_API_KEY``), ``cookie`` and ``set-cookie``.
+  ``api_key`` or ``apiKey``, such as ``OPENAI_API_KEY``), ``cookie`` and ``set-cookie``, and
+  field names ending in ``password``, ``secret``, ``access_token``, ``refresh_token``,
+  ``session_token``, ``secret_access_key``, ``private_key`` (or named ``token``, ``passwd``).
   Matched as mapping keys, as ``[name, value]`` pairs (mitmproxy's header lists) and as
   ``name: value`` / ``"name": "value"`` inside text (transcript lines, header dumps, JSON
   quoted in a string).
@@ -32,7 +43,12 @@ PLACEHOLDER = "[REDACTED]"
 # field names (lower-cased, "-" and "_" removed) whose whole value is a credential
 _SECRET_FIELDS = frozenset({
     "authorization", "proxyauthorization", "xapikey", "apikey", "cookie", "setcookie",
+    "token", "idtoken", "passwd", "pwd",
 })
+# ... and field names ending so (``OPENAI_API_KEY``, ``db_password``, ``aws_secret_access_key``)
+_SECRET_SUFFIXES = ("apikey", "password", "secret", "accesstoken", "refreshtoken",
+                    "sessiontoken", "securitytoken", "authtoken", "secretaccesskey",
+                    "privatekey")
 
 _KEY_CHARS = r"[A-Za-z0-9_\-]"
 _ANTHROPIC_KEY = re.compile(rf"(?<![A-Za-z0-9])sk-ant-{_KEY_CHARS}{{8,}}")
@@ -51,12 +67,31 @@ _HEADER_IN_TEXT = re.compile(
     )
     """
 )
+_AWS_KEY_ID = re.compile(r"(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA|AROA|AIDA)[A-Z0-9]{16}"
+                         r"(?![A-Za-z0-9])")
+_GITHUB_TOKEN = re.compile(r"(?<![A-Za-z0-9])gh[pousr]_[A-Za-z0-9]{30,}")
+_GOOGLE_KEY = re.compile(r"(?<![A-Za-z0-9])AIza[0-9A-Za-z_\-]{30,}")
+# https://user:password@host -> the user-info
+_USERINFO = re.compile(r"(?i)(?<![a-z0-9+.-])([a-z][a-z0-9+.-]*://)([^/?#@\s\"'<>]+)@")
+# a credential in a query string (or a form body): the name, then the value to its end
+_QUERY_PARAM = re.compile(
+    r"""(?ix)
+    (?P<name>
+        (?<=[?&;])(?:key|api[-_]?key|apikey|token|access[-_]?token|refresh[-_]?token
+                    |id[-_]?token|auth|auth[-_]?token|sig|signature|code)
+      | (?<![A-Za-z0-9_-])(?:password|passwd|pwd|secret|client[-_]?secret
+                          |x-amz-credential|x-amz-signature|x-amz-security-token
+                          |x-goog-credential|x-goog-signature|aws[-_]?secret[-_]?access[-_]?key)
+    )
+    =(?P<value>[^&#\s"'<>]+)
+    """
+)
 _ALREADY = re.compile(r"^\[REDACTED(?::[0-9a-f]{12})?\]$")
 
 
 def _field_is_secret(name: str) -> bool:
     folded = name.lower().replace("-", "").replace("_", "")
-    return folded in _SECRET_FIELDS or folded.endswith("apikey")
+    return folded in _SECRET_FIELDS or folded.endswith(_SECRET_SUFFIXES)
 
 
 def _mask(secret: str, salt: bytes | None) -> str:
@@ -83,8 +118,16 @@ def redact_text(text: str, *, salt: bytes | None = None) -> str:
         return f"{m.group('name')}{m.group('sep')}{_mask(rest.strip(), salt)}"
 
     text = _HEADER_IN_TEXT.sub(header, text)
+    if "://" in text:
+        text = _USERINFO.sub(lambda m: f"{m.group(1)}{_mask(m.group(2), salt)}@", text)
+    if "=" in text:
+        text = _QUERY_PARAM.sub(lambda m: f"{m.group('name')}={_mask(m.group('value'), salt)}",
+                                text)
     text = _ANTHROPIC_KEY.sub(lambda m: "sk-ant-" + _mask(m.group(0), salt), text)
     text = _OPENAI_KEY.sub(lambda m: "sk-" + _mask(m.group(0), salt), text)
+    text = _AWS_KEY_ID.sub(lambda m: _mask(m.group(0), salt), text)
+    text = _GITHUB_TOKEN.sub(lambda m: _mask(m.group(0), salt), text)
+    text = _GOOGLE_KEY.sub(lambda m: _mask(m.group(0), salt), text)
     return _BEARER.sub(lambda m: f"{m.group(1)} {_mask(m.group(0), salt)}", text)
 
 

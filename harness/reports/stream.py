@@ -21,6 +21,12 @@ from pathlib import Path
 from typing import IO, Any
 
 from harness.reports.redact import redact
+from reference_impl.strict_json import MAX_DEPTH, StrictJSONError, loads
+
+#: longest results.jsonl line read back, in bytes, and deepest nesting (a record wraps an
+#: adapter's output, itself at most MAX_DEPTH deep, a few levels down)
+MAX_LINE = 256 * 1024 * 1024
+MAX_RECORD_DEPTH = MAX_DEPTH + 16
 
 #: The results stream format, written in every header (runner, audit) and checked on reading.
 RESULTS_FORMAT = "agent-tck-results/1"
@@ -38,7 +44,7 @@ VERDICTS = (RECOMMENDED, CONFORMANT, NOT_CONFORMANT, PARTIAL)
 # --- errors -------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@dataclass  # not frozen: Python must be able to set __traceback__ on it
 class StreamError(Exception):
     """A results stream that cannot be read. ``code`` is stable; ``line`` is 1-based.
 
@@ -403,10 +409,13 @@ def _load(raw_line: bytes | str, source: str, number: int) -> tuple[Any, StreamE
     if not text:
         return None, None
     try:
-        return json.loads(text), None
-    except json.JSONDecodeError as exc:
-        return None, StreamError("RESULTS_BAD_JSON", f"not JSON: {exc.msg} at column "
-                                 f"{exc.colno}", source, number)
+        return loads(text, max_depth=MAX_RECORD_DEPTH), None
+    except StrictJSONError as exc:
+        if "surrogate" in exc.reason:  # dumps_record writes lone surrogates as escapes, and
+            return json.loads(text), None  # every other check has passed by then
+        where = f" at column {exc.column}" if exc.column is not None else ""
+        reason = exc.reason if exc.reason.startswith("not JSON") else f"not JSON: {exc.reason}"
+        return None, StreamError("RESULTS_BAD_JSON", f"{reason}{where}", source, number)
 
 
 def parse_lines(lines: Iterable[bytes | str], source: str = "results.jsonl") -> Run:
@@ -462,12 +471,27 @@ def parse_lines(lines: Iterable[bytes | str], source: str = "results.jsonl") -> 
     return Run(header, tuple(cases), footer, source, notes)
 
 
+def _bounded_lines(handle: IO[bytes], source: str) -> Iterator[bytes]:
+    """The file's lines, refusing one longer than :data:`MAX_LINE` (``/dev/zero`` is one
+    endless line: a clear error, not unbounded memory)."""
+    number = 0
+    while True:
+        line = handle.readline(MAX_LINE + 1)
+        if not line:
+            return
+        number += 1
+        if len(line) > MAX_LINE:
+            raise StreamError("RESULTS_BAD_JSON", f"a line longer than {MAX_LINE} bytes",
+                              source, number)
+        yield line
+
+
 def read(path: str | os.PathLike[str]) -> Run:
     """Read and parse a results.jsonl file (streaming, line by line)."""
     path = Path(path)
     try:
         with path.open("rb") as handle:
-            return parse_lines(handle, str(path))
+            return parse_lines(_bounded_lines(handle, str(path)), str(path))
     except OSError as exc:
         raise StreamError("RESULTS_UNREADABLE", exc.strerror or str(exc), str(path)) from None
 

@@ -1,0 +1,131 @@
+"""``agent-tck audit --listen`` stopped while requests wait for the upstream (issue 12).
+
+A real mitmdump in reverse mode in front of an upstream that reads each request and never
+answers. Once the upstream holds every request (a condition, not a clock), SIGTERM goes to the
+command: every request that reached the proxy is audited, the exit code is 1 (each one breaks
+BO-001), and results.jsonl was readable before the stop (what a kill -9 would leave).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from harness.commands.audit import find_mitmdump
+from harness.errors import HarnessError
+
+pytestmark = pytest.mark.slow
+pytest.importorskip("mitmproxy")
+
+ROOT = Path(__file__).resolve().parent.parent
+REQUESTS = 12
+BODY = json.dumps({"model": "m", "max_tokens": 8, "messages": [{"role": "user", "content": [
+    {"type": "text", "text": "hi"}, {"type": "thinking", "thinking": "t"}]}]}).encode()
+
+
+class SilentUpstream:
+    """Accepts connections, reads one request head each, counts it, never answers."""
+
+    def __init__(self) -> None:
+        self.sock = socket.create_server(("127.0.0.1", 0), backlog=64)
+        self.port = self.sock.getsockname()[1]
+        self.received = threading.Semaphore(0)
+        self.conns: list[socket.socket] = []
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self) -> None:
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            self.conns.append(conn)
+            threading.Thread(target=self._read, args=(conn,), daemon=True).start()
+
+    def _read(self, conn: socket.socket) -> None:
+        data = b""
+        try:
+            while b"\r\n\r\n" not in data:
+                chunk = conn.recv(65536)
+                if not chunk:
+                    return
+                data += chunk
+        except OSError:
+            return
+        self.received.release()
+
+    def close(self) -> None:
+        self.sock.close()
+        for conn in self.conns:
+            conn.close()
+
+
+def send(port: int) -> socket.socket:
+    client = socket.create_connection(("127.0.0.1", port), timeout=120)
+    client.sendall(b"POST /v1/messages HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n"
+                   b"x-api-key: sk-ant-api03-PLANTEDshutdownKEY0123456\r\ncontent-length: "
+                   + str(len(BODY)).encode() + b"\r\n\r\n" + BODY)
+    return client
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def test_sigterm_audits_every_request_in_flight(tmp_path: Path) -> None:
+    try:
+        find_mitmdump(None)
+    except HarnessError:
+        pytest.skip("mitmdump is not installed")
+    from harness.reports import read
+
+    upstream = SilentUpstream()
+    port = free_port()
+    report_dir = tmp_path / "reports"
+    cli = subprocess.Popen(
+        [sys.executable, "-m", "harness.cli", "audit", "--listen", f"127.0.0.1:{port}",
+         "--upstream", f"http://127.0.0.1:{upstream.port}", "--report-dir", str(report_dir),
+         "--format", "json"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    clients: list[socket.socket] = []
+    try:
+        for _ in range(600):  # the proxy is up when it accepts a connection
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                assert cli.poll() is None, cli.stderr.read().decode()  # type: ignore[union-attr]
+                threading.Event().wait(0.1)
+        clients = [send(port) for _ in range(REQUESTS)]
+        for _ in range(REQUESTS):  # every request has reached the upstream (so the proxy)
+            assert upstream.received.acquire(timeout=120)
+        live = read(report_dir / "results.jsonl")  # what a kill -9 would leave: readable
+        assert live.truncated
+        cli.send_signal(signal.SIGTERM)
+        code = cli.wait(120)
+    finally:
+        if cli.poll() is None:
+            cli.kill()
+            cli.wait(10)
+        for client in clients:
+            client.close()
+        upstream.close()
+    out, err = cli.stdout.read().decode(), cli.stderr.read().decode()  # type: ignore[union-attr]
+    assert code == 1, err[-3000:]
+    doc = json.loads(out)
+    assert doc["counts"]["exchanges"] == REQUESTS
+    assert all([f["rule"] for f in x["findings"]] == ["BO-001"] for x in doc["exchanges"])
+    run = read(report_dir / "results.jsonl")
+    assert not run.truncated and run.footer is not None and run.footer.exit_code == 1
+    assert "PLANTEDshutdownKEY" not in out + err

@@ -1,0 +1,144 @@
+"""Secrets never reach an artifact: a corpus of secret shapes through every artifact and stream.
+
+The corpus (docs/RELIABILITY.md, "Redaction guarantees") is planted in every place a capture can
+carry it: request headers, the URL (user-info and query), the transport error string, JSON body
+fields, text inside bodies. ``agent-tck audit --read`` then writes audit.json, results.jsonl,
+junit.xml, summary.md, report.html and badges, prints to stdout (text and ``--format json``) and
+stderr; no secret may appear in any of them, and each kind stays recognisable as redacted.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from harness.cli import main
+from harness.reports.redact import redact, redact_text
+
+#: one value per shape; each is unique so a leak names its shape
+CORPUS = {
+    "anthropic": "sk-ant-api03-CORPUSanthropicKEY0123456789",
+    "openai": "sk-proj-CORPUSopenaiKEY0123456789abcdef",
+    "bearer": "CORPUSbearerTOKEN.0123456789",
+    "x-api-key": "CORPUSxapikeyVALUE42",
+    "cookie": "session=CORPUScookieVALUE42",
+    "userinfo": "CORPUSuser:CORPUSpassword42",
+    "query-key": "CORPUSqueryKEY42",
+    "query-token": "CORPUSqueryTOKEN42",
+    "query-password": "CORPUSqueryPASSWORD42",
+    "query-sig": "CORPUSquerySIG42",
+    "amz-credential": "AKIAIOSFODNN7CORPUS1",
+    "amz-signature": "CORPUSamzSIGNATURE42",
+    "aws-key-id": "AKIAZZZZCORPUS000042",
+    "json-api-key": "CORPUSjsonAPIKEY42",
+    "json-password": "CORPUSjsonPASSWORD42",
+    "json-secret": "CORPUSjsonCLIENTSECRET42",
+    "github": "ghp_CORPUS0123456789abcdefghijklmnopqrstu",
+}
+
+
+def leaks(text: str) -> list[str]:
+    return [shape for shape, secret in CORPUS.items()
+            if secret in text or secret.split(":")[-1] in text or secret.split("=")[-1] in text]
+
+
+def planted_capture(tmp_path: Path) -> Path:
+    c = CORPUS
+    url = (f"https://{c['userinfo']}@api.anthropic.com/v1/messages?key={c['query-key']}"
+           f"&token={c['query-token']}&password={c['query-password']}&sig={c['query-sig']}"
+           f"&X-Amz-Credential={c['amz-credential']}/20260101&X-Amz-Signature="
+           f"{c['amz-signature']}")
+    body = {"model": "m", "api_key": c["json-api-key"], "password": c["json-password"],
+            "metadata": {"client_secret": c["json-secret"]},
+            "messages": [{"role": "user", "content": [
+                {"type": "text", "text": f"keys {c['anthropic']} {c['openai']} {c['aws-key-id']} "
+                                         f"{c['github']}"},
+                {"type": "thinking", "thinking": "t"}]}]}
+    headers = [["authorization", f"Bearer {c['bearer']}"], ["x-api-key", c["x-api-key"]],
+               ["cookie", c["cookie"]]]
+    records = [
+        # answered: findings (BO-001) quote pointers, URL and description
+        {"method": "POST", "url": url, "request": {"headers": headers, "body": body},
+         "response": {"status": 200, "headers": {"set-cookie": c["cookie"],
+                                                 "content-type": "application/json"},
+                      "body": {"type": "message", "content": [
+                          {"type": "text", "text": f"echo {c['anthropic']}"}]}}},
+        # a transport error string holding the URL with user-info and query
+        {"method": "POST", "url": url, "request": {"headers": headers, "body": body},
+         "response": None, "error": f"connect to {url} failed (Bearer {c['bearer']})"},
+        # a request the audit cannot read: the note names the URL
+        {"method": "POST", "url": url, "request": {"headers": headers,
+                                                   "body_text": '{"model": ' + "[" * 300
+                                                   + "]" * 300 + "}"}},
+        # a damaged line quoting a key: a capture-level note
+        "{" + f'"method": "POST", "url": "{url}", "oops": Bearer {c["bearer"]}',
+    ]
+    path = tmp_path / "planted.jsonl"
+    path.write_text("\n".join(r if isinstance(r, str) else json.dumps(r) for r in records)
+                    + "\n")
+    return path
+
+
+@pytest.mark.parametrize("fmt", ["text", "json"])
+def test_no_secret_of_the_corpus_reaches_any_artifact_or_stream(
+        fmt: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out_dir = tmp_path / "out"
+    code = main(["audit", "--read", str(planted_capture(tmp_path)), "--report-dir",
+                 str(out_dir), "--format", fmt])
+    out, err = capsys.readouterr()
+    assert code == 1  # BO-001 findings and an errored request: the audit did run
+    artifacts = {p.relative_to(out_dir).as_posix(): p.read_text(encoding="utf-8")
+                 for p in out_dir.rglob("*") if p.is_file()}
+    assert {"audit.json", "results.jsonl", "junit.xml", "summary.md", "report.html"} <= set(
+        artifacts)
+    artifacts["stdout"], artifacts["stderr"] = out, err
+    found = {name: leaks(text) for name, text in artifacts.items() if leaks(text)}
+    assert found == {}
+    # ... and what was there stays visible as redacted, with the URL still readable
+    assert "api.anthropic.com/v1/messages" in artifacts["audit.json"]
+    assert "[REDACTED:" in artifacts["audit.json"] and "[REDACTED:" in artifacts["results.jsonl"]
+
+
+@pytest.mark.parametrize(("text", "secret"), [
+    ("x-api-key: abcdefgh12345", "abcdefgh12345"),
+    ('{"Authorization": "Basic dXNlcjpwYXNz"}', "dXNlcjpwYXNz"),
+    ("Cookie: a=b; session=zzz", "session=zzz"),
+    ("GET https://h/p?api_key=zzz123&x=1", "zzz123"),
+    ("GET https://h/p?access_token=zzz123", "zzz123"),
+    ("https://h/o?X-Amz-Security-Token=tok123&X-Goog-Signature=sig456", "tok123"),
+    ("https://h/o?X-Amz-Security-Token=tok123&X-Goog-Signature=sig456", "sig456"),
+    ("form: user=a&password=hunter2", "hunter2"),
+    ("ssh://git:pa55word@example.org/repo", "pa55word"),
+    ("temporary ASIAZZZZ1234567890AB in a log", "ASIAZZZZ1234567890AB"),
+    ("google AIzaSyA1234567890abcdefghijklmnopqrstu", "AIzaSyA1234567890abcdefghijklmnopqrstu"),
+])
+def test_each_shape_is_redacted_in_text(text: str, secret: str) -> None:
+    assert secret not in redact_text(text)
+    assert secret not in redact_text(text, salt=b"s")
+    assert redact_text(redact_text(text, salt=b"s"), salt=b"s") == redact_text(text, salt=b"s")
+
+
+@pytest.mark.parametrize("field", ["api_key", "OPENAI_API_KEY", "password", "db_password",
+                                   "client_secret", "access_token", "refresh_token", "token",
+                                   "aws_secret_access_key", "private_key", "x-api-key"])
+def test_secret_fields_inside_json_bodies_are_redacted(field: str) -> None:
+    doc: Any = {"outer": [{field: "VALUE-123456", "keep": "visible"}]}
+    assert redact(doc) == {"outer": [{field: "[REDACTED]", "keep": "visible"}]}
+
+
+@pytest.mark.parametrize("text", [
+    "max_tokens=5 and input_tokens: 7", "risk-free task-list", "mailto a@b.example",
+    "git@github.com:owner/repo", "AKIA is a prefix", "https://example.org/p?model=m&stream=true",
+    "the key=value pair idea",
+])
+def test_ordinary_text_is_left_alone(text: str) -> None:
+    assert redact_text(text) == text
+
+
+@pytest.mark.parametrize("field", ["max_tokens", "input_tokens", "output_tokens", "tokens",
+                                   "secretary", "keyword"])
+def test_ordinary_fields_are_left_alone(field: str) -> None:
+    assert redact({field: "v"}) == {field: "v"}
