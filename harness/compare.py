@@ -109,3 +109,23 @@ def compare(expected: Any, actual: Any, mode: str) -> str | None:
     if align is not None:
         actual_n = align(expected_n, actual_n)
     return first_difference(expected_n, actual_n)
+
+
+def accept_any(expectation: Any, result: Any, evaluate: Callable[[Any, Any], Any]) -> Any:
+    """Hold ``result`` against an expectation that lists accepted alternatives.
+
+    Where the notes admit several readings (a suite decision the source runtime or a second
+    reading does otherwise, vectors/README.md "Accepted alternatives"), the vector lists each
+    accepted outcome; the result passes when it satisfies any of them. A failure says why it
+    matched none, alternative by alternative. ``evaluate`` holds one outcome against one plain
+    expectation (``harness.runner.evaluate``) and returns its verdict value.
+    """
+    import dataclasses
+
+    verdicts = [evaluate(alternative, result) for alternative in expectation.alternatives]
+    for verdict in verdicts:
+        if verdict.status != "fail":  # pass, or errored (the same for every alternative)
+            return verdict
+    reasons = "; ".join(f"({i + 1}) {v.message}" for i, v in enumerate(verdicts))
+    return dataclasses.replace(verdicts[0], message=f"matches none of the accepted "
+                                                    f"outcomes: {reasons}")

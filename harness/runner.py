@@ -16,7 +16,7 @@ from typing import Any
 from harness import __version__
 from harness.baseline import Entry, apply_baseline
 from harness.catalogue import Catalogue
-from harness.compare import compare, mode_for
+from harness.compare import accept_any, compare, mode_for
 from harness.outcome import CallResult, Errored, Output, Rejected
 from harness.targets import Target
 from harness.vectors import Case, Expectation
@@ -73,7 +73,9 @@ def actual_json(result: CallResult) -> Any:
 
 
 def evaluate(expectation: Expectation, result: CallResult) -> Verdict:
-    """Hold one outcome against one expectation."""
+    """Hold one outcome against one expectation (any of its accepted alternatives passes)."""
+    if expectation.alternatives:
+        return accept_any(expectation, result, evaluate)
     if isinstance(result, Errored):
         return Verdict("errored", result.reason, None, result.transcript)
     actual = actual_json(result)

@@ -29,13 +29,23 @@ def test_mutation_score_is_complete(outcomes):
     errors = {o.mutant.name: o.error for o in outcomes if o.error}
     assert errors == {}, "mutants that broke the import instead of a rule"
     assert result["survivors"] == [], "seeded faults the suite did not catch"
+    assert result["accepted_variants_failed"] == {}, "accepted variants a vector fails"
     assert result["must_rules_without_a_killed_mutant"] == []
 
 
 def test_every_mutant_is_killed_on_each_rule_it_names(outcomes):
     unkilled = {o.mutant.name: sorted(set(o.mutant.rules) - set(o.killed_on))
-                for o in outcomes}
+                for o in outcomes if not o.mutant.survives}
     assert {k: v for k, v in unkilled.items() if v} == {}
+
+
+def test_every_accepted_variant_fails_no_vector(outcomes):
+    """A `survives: true` mutant is another reasonable reading of the notes (the source
+    runtime's, or an order no rule governs): the suite must pass it on every case."""
+    variants = [o for o in outcomes if o.mutant.survives]
+    assert variants, "no accepted variants: the suite never proves it leaves readings open"
+    assert {o.mutant.name: [o.error, *o.failed_cases] for o in variants
+            if o.failed_cases or o.error} == {}
 
 
 def test_a_mutant_whose_snippet_moved_is_an_error(tmp_path):
