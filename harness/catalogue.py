@@ -56,7 +56,10 @@ class Rule:
         if not self.decision or not self.review:
             return ""
         if self.review.get("strict"):
-            return "strict: every reading and the source runtime agree"
+            source = self.review.get("source_runtime")
+            if isinstance(source, Mapping) and "file" in source:
+                return f"strict: one reasonable reading, and the source runtime agrees ({source['file']})"
+            return "strict: one reasonable reading; no public code of the source runtime decides it"
         if self.level != "MUST":
             return f"{self.level}: a reading or the source runtime does otherwise"
         return "lenient: accepts " + str(self.review.get("accepts", ""))
