@@ -58,7 +58,8 @@ class Rule:
         if self.review.get("strict"):
             source = self.review.get("source_runtime")
             if isinstance(source, Mapping) and "file" in source:
-                return f"strict: one reasonable reading, and the source runtime agrees ({source['file']})"
+                return ("strict: one reasonable reading, and the source runtime agrees "
+                        f"({source['file']})")
             return "strict: one reasonable reading; no public code of the source runtime decides it"
         if self.level != "MUST":
             return f"{self.level}: a reading or the source runtime does otherwise"
