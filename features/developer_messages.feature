@@ -441,7 +441,7 @@ Feature: Developer messages record tool changes bound to historical request head
 
   # --- the Anthropic Messages wire -----------------------------------------------------------------
 
-  @DM-D003 @DM-D004 @DM-D006 @DM-035 @DM-047
+  @DM-D003 @DM-D004 @DM-035 @DM-047
   Scenario: A tool addition becomes a mid-conversation system message behind the beta header
     Given the conversation:
       | role      | content                 |
@@ -490,7 +490,7 @@ Feature: Developer messages record tool changes bound to historical request head
     Then the projection is rejected with UNSUPPORTED_CONTENT
 
   @DM-D006
-  Scenario: A tool change must name a declared tool
+  Scenario: A tool change naming an undeclared tool is not sent (the reference rejects it)
     Given the conversation:
       | role      | content  |
       | user      | hi       |

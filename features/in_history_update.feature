@@ -164,7 +164,7 @@ Feature: In-history system updates on the Anthropic Messages wire
     And the Messages request has no top-level system prompt
 
   @IHU-D003
-  Scenario Outline: An update that would come first on the wire is rejected
+  Scenario Outline: The reference rejects an update that would come first on the wire (IHU-D003 also accepts it as the top-level prompt)
     Given the recorded history:
       | message | role      | block   | value   |
       | 1       | user      | <block> | <value> |
@@ -179,7 +179,7 @@ Feature: In-history system updates on the Anthropic Messages wire
       | tool call | child-call read {} |
 
   @IHU-D004
-  Scenario Outline: An empty update is rejected
+  Scenario Outline: The reference rejects an empty update (IHU-D004 also accepts leaving it out)
     Given the recorded history:
       | message | role      | block   | value   |
       | 1       | user      | text    | hello   |

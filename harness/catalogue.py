@@ -42,6 +42,24 @@ class Rule:
     decision: bool
     reason: str = ""
     wire: bool = False
+    #: decisions only: readings, the source runtime's fact, accepted outcomes, strictness
+    #: (rules.schema.json "review"; vectors/README.md "Suite decisions")
+    review: Mapping[str, object] | None = field(default=None, compare=False, hash=False)
+
+    @property
+    def strictness(self) -> str:
+        """For a decision: why it is as strict as it is, in one line; "" for note rules."""
+        if not self.decision or not self.review:
+            return ""
+        if self.review.get("strict"):
+            source = self.review.get("source_runtime")
+            if isinstance(source, Mapping) and "file" in source:
+                return ("strict: one reasonable reading, and the source runtime agrees "
+                        f"({source['file']})")
+            return "strict: one reasonable reading; no public code of the source runtime decides it"
+        if self.level != "MUST":
+            return f"{self.level}: a reading or the source runtime does otherwise"
+        return "lenient: accepts " + str(self.review.get("accepts", ""))
 
     def to_json(self, covered_by: Iterable[str] = ()) -> dict[str, object]:
         return {
@@ -54,6 +72,8 @@ class Rule:
             "quote": self.quote,
             "decision": self.decision,
             "reason": self.reason,
+            **({"review": dict(self.review), "strictness": self.strictness}
+               if self.review else {}),
             "covered_by": sorted(covered_by),
         }
 
@@ -124,6 +144,7 @@ def _load(folder: Path, extra: tuple[Path, ...], declared: tuple[str, ...]) -> C
                     decision=entry["decision"],
                     reason=entry.get("reason", ""),
                     wire=entry.get("wire", False),
+                    review=entry.get("review"),
                 )
             )
     order = {f: i for i, f in enumerate(declared)}

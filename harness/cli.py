@@ -77,7 +77,10 @@ def _rules_command(args: argparse.Namespace) -> int:
         mark = "decision" if rule.decision else rule.level
         n = len(covered[rule.id])
         print(f"  {rule.id:<9} {mark:<8} {rule.title or rule.statement}  [{n} citing]")
-    print(f"\n{len(rules)} rules; suite decisions are ours, marked 'decision'.")
+        if rule.strictness:  # the decision policy (vectors/README.md "Suite decisions")
+            print(f"            {rule.level} {rule.strictness}")
+    print(f"\n{len(rules)} rules; suite decisions are ours, marked 'decision', each with its "
+          "level and why it is strict or lenient (--format json: the full review).")
     return EXIT_OK
 
 

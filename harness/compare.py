@@ -8,6 +8,9 @@ Modes (documented for implementers in vectors/README.md):
   provider would see (``harness.compare_wire``), then compared as ``json``. For ``openai-chat``
   an alignment step then writes the actual body's message contents in the expected form where
   the two differ only in how text is cut into parts (``compare_wire.align_openai_chat``).
+* ``subagent-trace`` (default for ``subagents.simulate``) - a trace compared against the partial
+  order the send_message rules define (:func:`normalize_subagent_trace`), never against the
+  incidental order in which one action's events were reported.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ def _normalizers() -> dict[str, Normalizer]:
         "anthropic-messages": compare_wire.normalize_anthropic_messages,
         "openai-chat": compare_wire.normalize_openai_chat,
         "canonical-history": compare_wire.normalize_canonical_history,
+        "subagent-trace": normalize_subagent_trace,
     }
 
 
@@ -105,3 +109,75 @@ def compare(expected: Any, actual: Any, mode: str) -> str | None:
     if align is not None:
         actual_n = align(expected_n, actual_n)
     return first_difference(expected_n, actual_n)
+
+
+def accept_any(expectation: Any, result: Any, evaluate: Callable[[Any, Any], Any]) -> Any:
+    """Hold ``result`` against an expectation that lists accepted alternatives.
+
+    Where the notes admit several readings (a suite decision the source runtime or a second
+    reading does otherwise, vectors/README.md "Accepted alternatives"), the vector lists each
+    accepted outcome; the result passes when it satisfies any of them. A failure says why it
+    matched none, alternative by alternative. ``evaluate`` holds one outcome against one plain
+    expectation (``harness.runner.evaluate``) and returns its verdict value.
+    """
+    import dataclasses
+
+    verdicts = [evaluate(alternative, result) for alternative in expectation.alternatives]
+    for verdict in verdicts:
+        if verdict.status != "fail":  # pass, or errored (the same for every alternative)
+            return verdict
+    reasons = "; ".join(f"({i + 1}) {v.message}" for i, v in enumerate(verdicts))
+    return dataclasses.replace(verdicts[0], message=f"matches none of the accepted "
+                                                    f"outcomes: {reasons}")
+
+
+# --- send_message traces: only the order the rules define --------------------------------------
+#
+# The partial order (vectors/send-message-adjacency/README.md, "Comparison"): actions are
+# sequential, so every event of action i precedes every event of action i + 1. Inside one
+# action only two things are ordered by a rule:
+#   * SMA-018 "cold-resumed, then receives the same Steer delivery": a cold-resume precedes the
+#     acceptance it causes;
+#   * SMA-019 (FIFO), SMA-036, SMA-D005, SMA-D006: an agent's inputs keep the order its model
+#     sees them in.
+# Everything else inside an action (turn-end and settled, request-head and turn-start, events of
+# different agents) is incidental. A request-head belongs to no moment a rule names ("the head
+# of the first request after a spawn or a cold resume"): it is compared by content, per agent.
+
+_RANK = {"cold-resume": 0, "accepted": 1, "rejected": 1, "turn-start": 2, "input": 3,
+         "turn-end": 4, "settled": 5}
+
+
+def _who(event: dict[str, Any]) -> str:
+    return str(event.get("agent", event.get("to", "")))
+
+
+def normalize_subagent_trace(value: Any) -> Any:
+    """A trace ``{"trace": [...]}`` rewritten to its canonical form under the rules' order."""
+    if not isinstance(value, dict) or not isinstance(value.get("trace"), list):
+        return value  # not a trace: compared as it is, so the difference is reported
+    events = value["trace"]
+    if not all(isinstance(e, dict) for e in events):
+        return value
+    heads: dict[str, list[Any]] = {}
+    actions: dict[Any, list[dict[str, Any]]] = {}
+    for event in events:
+        if event.get("event") == "request-head":
+            heads.setdefault(_who(event), []).append(
+                {k: v for k, v in event.items() if k != "action"})
+        else:
+            actions.setdefault(event.get("action"), []).append(event)
+    timeline = []
+    for action in sorted(actions, key=lambda a: (not isinstance(a, int), str(a) if not
+                                                 isinstance(a, int) else a)):
+        group = list(actions[action])
+        kinds = [e.get("event") for e in group]
+        if "cold-resume" in kinds and "accepted" in kinds:  # SMA-018
+            first_accept = kinds.index("accepted")
+            group = [{**e, "beforeAcceptance": i < first_accept}
+                     if e.get("event") == "cold-resume" else e for i, e in enumerate(group)]
+        # a stable sort: an agent's inputs keep their relative order (SMA-019, SMA-036)
+        group.sort(key=lambda e: (_who(e), _RANK.get(str(e.get("event")), 9),
+                                  str(e.get("event"))))
+        timeline.append({"action": action, "events": group})
+    return {"timeline": timeline, "heads": heads}

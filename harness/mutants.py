@@ -5,6 +5,11 @@ replaced by another (``tests/mutants/<family>.yaml``), naming the rules it break
 is applied to a fresh copy of ``reference_impl`` and the whole vector suite is run against it
 in process. The mutant is *killed* for a rule when a vector citing that rule fails; every MUST
 rule of every family with vectors must have a mutant killed on it, and no mutant may survive.
+
+A mutant marked ``survives: true`` is the opposite: an *accepted variant*, another reasonable
+reading of the notes (the source runtime's, or an order no rule governs). It must fail no
+vector at all, so the suite is proven not to pin what the notes leave open; ``rules`` names the
+rules whose accepted outcomes it exercises.
 """
 
 from __future__ import annotations
@@ -58,6 +63,7 @@ class Mutant:
     find: str
     replace: str
     where: str
+    survives: bool = False  # an accepted variant: must fail no vector
 
 
 @dataclass(frozen=True)
@@ -65,6 +71,7 @@ class Outcome:
     mutant: Mutant
     killed_on: dict[str, str] = field(default_factory=dict)  # rule -> first failing case
     error: str = ""
+    failed_cases: tuple[str, ...] = ()  # every case that failed, whatever its rules
 
     @property
     def killed(self) -> bool:
@@ -87,8 +94,11 @@ def load_mutants(folder: Path = MUTANTS_DIR) -> list[Mutant]:
             if item["name"] in names:
                 raise HarnessError("MUTANT_INVALID", f"duplicate name {item['name']!r}", where)
             names.add(item["name"])
+            if not isinstance(item.get("survives", False), bool):
+                raise HarnessError("MUTANT_INVALID", "survives must be true or false", where)
             mutants.append(Mutant(item["name"], doc["family"], tuple(item["rules"]),
-                                  item["file"], item["find"], item["replace"], where))
+                                  item["file"], item["find"], item["replace"], where,
+                                  item.get("survives", False)))
     return mutants
 
 
@@ -178,7 +188,8 @@ def run_mutants(mutants: Sequence[Mutant], *, jobs: int = 2,
             for rid in rules:
                 if rid in mutant.rules:
                     killed.setdefault(rid, case_id)
-        outcomes.append(Outcome(mutant, killed, result.get("error", "")))
+        failed = tuple(dict.fromkeys(case_id for case_id, _ in result.get("failed", [])))
+        outcomes.append(Outcome(mutant, killed, result.get("error", ""), failed))
     return outcomes
 
 
@@ -188,8 +199,13 @@ def score(outcomes: Iterable[Outcome], must_rules: Iterable[str]) -> dict[str, A
     must = sorted(set(must_rules))
     return {
         "mutants": len(outcomes),
-        "killed": sum(o.killed for o in outcomes),
-        "survivors": [o.mutant.name for o in outcomes if not o.killed],
+        "killed": sum(o.killed for o in outcomes if not o.mutant.survives),
+        "survivors": [o.mutant.name for o in outcomes if not o.killed and not o.mutant.survives],
+        # accepted variants (survives: true) that some vector fails: the suite pins what the
+        # notes leave open
+        "accepted_variants": sum(o.mutant.survives for o in outcomes),
+        "accepted_variants_failed": {o.mutant.name: list(o.failed_cases) for o in outcomes
+                                     if o.mutant.survives and (o.failed_cases or o.error)},
         "must_rules": len(must),
         "must_rules_without_a_killed_mutant": [r for r in must if r not in killed_rules],
     }

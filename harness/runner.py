@@ -17,7 +17,7 @@ from typing import Any
 from harness import __version__
 from harness.baseline import Entry, apply_baseline
 from harness.catalogue import Catalogue
-from harness.compare import compare, first_difference, mode_for
+from harness.compare import accept_any, compare, first_difference, mode_for
 from harness.outcome import CallResult, Errored, Observed, Output, Rejected
 from harness.protocol import OBSERVE
 from harness.reports.stream import RESULTS_FORMAT
@@ -79,7 +79,9 @@ def actual_json(result: CallResult) -> Any:
 
 
 def evaluate(expectation: Expectation, result: CallResult) -> Verdict:
-    """Hold one outcome against one expectation."""
+    """Hold one outcome against one expectation (any of its accepted alternatives passes)."""
+    if expectation.alternatives:
+        return accept_any(expectation, result, evaluate)
     if isinstance(result, Errored):
         return Verdict("errored", result.reason, None, result.transcript)
     actual = actual_json(result)

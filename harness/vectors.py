@@ -31,15 +31,31 @@ class Expectation:
     error_code: str | None = None
     compare: str | None = None
     rules: tuple[str, ...] = ()  # narrower than the case's rules, when given
+    #: Accepted outcomes, any of which passes (vectors/README.md "Accepted alternatives"):
+    #: where the notes admit several readings, each is listed; empty for one outcome.
+    alternatives: tuple[Expectation, ...] = ()
 
     @property
     def is_error(self) -> bool:
         return self.error_code is not None
 
     def to_json(self) -> dict[str, Any]:
+        if self.alternatives:
+            return {"alternatives": [a.to_json() for a in self.alternatives]}
         if self.error_code is not None:
             return {"error": {"code": self.error_code}}
         return {"output": self.output}
+
+
+def _expectation(operation: str, spec: Mapping[str, Any]) -> Expectation:
+    return Expectation(
+        operation=operation,
+        output=spec.get("output"),
+        error_code=spec["error"]["code"] if "error" in spec else None,
+        compare=spec.get("compare"),
+        rules=tuple(spec.get("rules", ())),
+        alternatives=tuple(_expectation(operation, a) for a in spec.get("alternatives", ())),
+    )
 
 
 @dataclass(frozen=True)
@@ -82,16 +98,7 @@ def load_file(path: Path) -> list[Case]:
                            f"{path}#/family")
     cases = []
     for case in doc["cases"]:
-        expect = tuple(
-            Expectation(
-                operation=op,
-                output=spec.get("output"),
-                error_code=spec["error"]["code"] if "error" in spec else None,
-                compare=spec.get("compare"),
-                rules=tuple(spec.get("rules", ())),
-            )
-            for op, spec in sorted(case["expect"].items())
-        )
+        expect = tuple(_expectation(op, spec) for op, spec in sorted(case["expect"].items()))
         for exp in expect:
             extra = sorted(set(exp.rules) - set(case["rules"]))
             if extra:

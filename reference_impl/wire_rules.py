@@ -70,7 +70,7 @@ RULES: dict[str, tuple[str, str]] = {
     "tool-change-developer-only": ("DM-043", ERROR),
     "tool-change-beta": ("DM-D004", ERROR),
     "tool-change-placement": ("DM-D005", ERROR),
-    "tool-change-declared": ("DM-D006", ERROR),
+    "tool-change-declared": ("DM-D006", WARNING),  # SHOULD: the source serializer sends it
     # 003: "The standalone ... report schema ... are absent."
     "retired-report-tool": ("SMA-051", ERROR),
     # the wire-audit family's own rules (vectors/rules/wire-audit.yaml)

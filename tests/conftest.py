@@ -38,3 +38,9 @@ def pytest_terminal_summary(terminalreporter):
             f"{result['must_rules'] - len(result['must_rules_without_a_killed_mutant'])}/"
             f"{result['must_rules']} MUST rules have a mutant killed on them"
         )
+        if "unmoved_citations" in result:
+            terminalreporter.write_line(
+                f"{result['accepted_variants']} accepted variants pass every vector; "
+                f"{result['unmoved_citations']} case citations no seeded fault moves "
+                "(tests/mutants/unmoved-citations.txt)"
+            )

@@ -82,3 +82,45 @@ def test_every_vector_family_folder_documents_its_operations():
         is_family = folder.is_dir() and folder.name not in {"schema", "rules"}
         if is_family and any(folder.glob("*.json")):
             assert (folder / "README.md").is_file(), f"{folder} has vectors but no README.md"
+
+
+# ---- the decision policy (vectors/README.md "Suite decisions") --------------------------------
+
+
+def _cases_with_alternatives() -> dict[str, set[str]]:
+    out: dict[str, set[str]] = {}
+    for case in CASES:
+        for expectation in case.expect:
+            if expectation.alternatives:
+                for rid in case.rules_for(expectation):
+                    out.setdefault(rid, set()).add(case.id)
+    return out
+
+
+@pytest.mark.parametrize("rule", [r for r in CATALOGUE.rules if r.decision], ids=lambda r: r.id)
+def test_every_decision_records_its_review(rule):
+    review = rule.review
+    assert review, f"{rule.id}: no review (readings, source runtime, accepted outcomes)"
+    assert review["source_runtime"]["fact"].strip()
+    # strict: MUST, one reasonable reading; several readings are accepted or the rule is SHOULD
+    if review["strict"]:
+        assert rule.level == "MUST" and len(review["readings"]) == 1, rule.id
+    else:
+        assert rule.level != "MUST" or len(review["readings"]) > 1, rule.id
+    # a fact with a file of the source runtime, or "no public code" said plainly
+    assert "file" in review["source_runtime"] or "no public code" in review["source_runtime"][
+        "fact"], rule.id
+
+
+def test_a_decision_whose_vectors_list_alternatives_is_not_strict():
+    lenient = _cases_with_alternatives()
+    for rid in lenient:
+        rule = CATALOGUE.by_id[rid]
+        assert rule.decision and not (rule.review or {}).get("strict"), (rid, lenient[rid])
+
+
+def test_the_decisions_of_issue_11_accept_the_source_runtimes_reading():
+    # IHU-D003 / IHU-D004 (serialize.ts) and DM-D006 (projection drops, serializer emits)
+    lenient = _cases_with_alternatives()
+    assert {"IHU-D003", "IHU-D004", "DM-D006"} <= set(lenient)
+    assert CATALOGUE.by_id["DM-D006"].level == "SHOULD"

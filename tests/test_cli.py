@@ -183,6 +183,12 @@ def test_rules_json_lists_the_catalogue_with_coverage():
     assert any(c.startswith("vector:") for c in by_id["BO-001"]["covered_by"])
     assert any(c.startswith("scenario:") for c in by_id["BO-001"]["covered_by"])
     assert by_id["BO-D001"]["decision"] is True
+    # the decision policy: each decision says whether it is strict and why (vectors/README.md)
+    assert by_id["BO-D001"]["review"]["strict"] is True
+    assert by_id["IHU-D003"]["strictness"].startswith("lenient")
+    assert by_id["DM-D006"]["strictness"].startswith("SHOULD")
+    text = agent_tck("rules", "--family", "in-history-update").stdout
+    assert "MUST lenient: accepts" in text and "MUST strict" in text
 
 
 def test_smoke_diagnoses_an_adapter(fake_adapter):

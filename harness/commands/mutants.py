@@ -40,15 +40,26 @@ def mutants(args: argparse.Namespace) -> int:
     if args.format == "json":
         json.dump({**result, "outcomes": [
             {"name": o.mutant.name, "family": o.mutant.family, "rules": list(o.mutant.rules),
-             "killed_on": o.killed_on, "error": o.error} for o in outcomes]}, sys.stdout, indent=2)
+             "survives": o.mutant.survives, "killed_on": o.killed_on,
+             "failed_cases": list(o.failed_cases), "error": o.error} for o in outcomes]},
+                  sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:
         for o in outcomes:
-            state = ("killed by " + ", ".join(f"{r} ({c})" for r, c in o.killed_on.items())
-                     if o.killed else f"SURVIVED {o.error}")
+            if o.mutant.survives:  # an accepted variant: must fail nothing
+                state = ("accepted variant, passes every vector" if not o.failed_cases
+                         and not o.error else f"ACCEPTED VARIANT FAILED {o.error}"
+                         f"{', '.join(o.failed_cases)}")
+            else:
+                state = ("killed by " + ", ".join(f"{r} ({c})" for r, c in o.killed_on.items())
+                         if o.killed else f"SURVIVED {o.error}")
             print(f"  {o.mutant.family:<24} {o.mutant.name:<48} {state}")
-        print(f"mutation score: {result['killed']}/{result['mutants']} killed; MUST rules "
+        print(f"mutation score: {result['killed']}/"
+              f"{result['mutants'] - result['accepted_variants']} killed; accepted variants "
+              f"failing a vector: {len(result['accepted_variants_failed'])} of "
+              f"{result['accepted_variants']}; MUST rules "
               f"without a killed mutant: {len(result['must_rules_without_a_killed_mutant'])} of "
               f"{result['must_rules']}")
-    ok = not result["survivors"] and not result["must_rules_without_a_killed_mutant"]
+    ok = (not result["survivors"] and not result["must_rules_without_a_killed_mutant"]
+          and not result["accepted_variants_failed"])
     return 0 if ok else 1

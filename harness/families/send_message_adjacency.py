@@ -7,5 +7,6 @@ FAMILY = Family(
     prefix="SMA",
     order=50,
     operations=("reference_impl.ops.subagents",),
+    compare={"subagents.simulate": "subagent-trace"},
     description="note 003, parent and subagent send_message",
 )

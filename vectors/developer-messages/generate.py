@@ -1015,7 +1015,7 @@ def wire() -> None:
 
     history_ = [system, text("user", "find the bug"), developer(add("search")),
                 text("assistant", "searching")]
-    case(f, "dm-wire-addition-before-assistant", ["DM-D003", "DM-D004", "DM-D006", "DM-035"],
+    case(f, "dm-wire-addition-before-assistant", ["DM-D003", "DM-D004", "DM-035", "DM-047"],
          "A tool addition after a user turn becomes a system message with a tool_addition "
          "reference before the assistant turn; the request needs the tool changes beta; the "
          "deferred tool is declared with defer_loading.",
@@ -1126,15 +1126,23 @@ def wire() -> None:
          {"history": history_, "tools": tools},
          {REQUEST: err("UNSUPPORTED_CONTENT")})
 
+    # DM-D006 (SHOULD): two accepted outcomes, the explicit rejection and the source runtime's
+    # projection, which leaves the change out before serialization.
+    left_out = {REQUEST: {"alternatives": [
+        err("DM_UNDECLARED_TOOL"),
+        {"output": {"system": "You are a coding agent.", "messages": [wire_text("user", "hi")],
+                    "tools": wire_tools}, "compare": "anthropic-messages"}]}}
     history_ = [system, text("user", "hi"), developer(add("grep"))]
     case(f, "dm-wire-undeclared-tool", ["DM-D006"],
-         "A tool addition names a tool the request does not declare.",
-         {"history": history_, "tools": tools}, {REQUEST: err("DM_UNDECLARED_TOOL")})
+         "A tool addition names a tool the request does not declare: rejected, or left out "
+         "(the source runtime's projection drops it); never sent.",
+         {"history": history_, "tools": tools}, left_out)
 
     history_ = [system, text("user", "hi"), developer(remove("grep"))]
     case(f, "dm-wire-undeclared-removal", ["DM-D006"],
-         "A tool removal names a tool the request does not declare.",
-         {"history": history_, "tools": tools}, {REQUEST: err("DM_UNDECLARED_TOOL")})
+         "A tool removal names a tool the request does not declare: rejected, or left out; "
+         "never sent.",
+         {"history": history_, "tools": tools}, left_out)
 
     history_ = [system, text("user", "hi"), developer(), text("assistant", "hello")]
     case(f, "dm-wire-empty-developer-adds-nothing", ["DM-045"],
@@ -1170,7 +1178,7 @@ def wire() -> None:
                "tools": wire_tools}, None))
 
     history_ = [system, text("user", "hi"), text("assistant", "hello")]
-    case(f, "dm-wire-predeclared-deferred-tool", ["DM-048", "DM-047", "DM-D006"],
+    case(f, "dm-wire-predeclared-deferred-tool", ["DM-048", "DM-047"],
          "A deferred tool declared without any developer message: declared with defer_loading, "
          "and no tool_addition is fabricated for it.",
          {"history": history_, "tools": tools},
