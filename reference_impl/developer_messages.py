@@ -297,6 +297,9 @@ CONTENT_SLOTS: Final[Mapping[str, tuple[str, ...]]] = MappingProxyType(
     {"compaction/summary": ("summary", "rawOutput")}
 )
 
+#: events whose data may embed the step's compact raw stream (CFP-D002)
+STREAM_EVENTS: Final = frozenset({"assistant/message", "assistant/attempt"})
+
 #: event types this reader knows without the session log's extensions: the durable vocabulary
 #: and the slots above. Any type outside :func:`known_event_types` is an opaque record it never
 #: interprets.
@@ -470,6 +473,28 @@ class _Reader:
                 self.no_tool_changes(message.get("content"), seq, f"{at}/data{where}/content")
         for name in CONTENT_SLOTS.get(etype, ()):
             self.no_tool_changes(data.get(name), seq, f"{at}/data/{name}")
+        if etype in STREAM_EVENTS:
+            self.no_tool_changes_in_stream(data.get("stream"), seq, f"{at}/data/stream")
+
+    def no_tool_changes_in_stream(self, stream: Json, seq: int, at: str) -> None:
+        """DM-043 inside the compact stream an assistant/message or assistant/attempt embeds
+        (CFP-D002): a chunk entry's block-start ``blockType`` or block-end ``block.type``
+        (session-format-v3-to-v4 README, "embedded assistant block-start/block-end records")."""
+        if not _is_array(stream):
+            return
+        for index, entry in enumerate(stream):
+            chunk = entry.get("chunk") if _is_object(entry) else None
+            if not _is_object(chunk):
+                continue
+            kind = chunk.get("type")
+            tag = (chunk.get("blockType") if kind == "block-start" else
+                   chunk["block"].get("type") if kind == "block-end"
+                   and _is_object(chunk.get("block")) else None)
+            if tag in TOOL_CHANGES:
+                raise _reject(
+                    "DM_TOOL_CHANGE_NOT_DEVELOPER", "DM-043", seq, f"{at}/{index}/chunk",
+                    f"a {tag} block in an assistant stream; tool-change blocks are developer-only",
+                )
 
     def no_tool_changes(self, content: Json, seq: int, at: str) -> None:
         if not _is_array(content):

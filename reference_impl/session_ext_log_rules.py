@@ -1,0 +1,215 @@
+"""The source runtime's event vocabulary and the note-governed log checks, in the default reader.
+
+Loaded by :func:`reference_impl.session_log.default_vocabulary` (every ``session_ext_*`` module):
+
+* ``VALIDATORS`` makes every event type of the source runtime's vocabulary known
+  (``dsh_v4.KNOWN_EVENT_TYPES``); the data of a type no rule reads stays opaque (an object, as
+  the envelope requires, and nothing more). Types another module already validates keep their
+  validator.
+* ``ADMISSIONS`` adds the checks the notes require that need more than one line:
+
+  - CFP-031: one assembled assistant/message per step (note 001: "the loop already appends an
+    assistant/message");
+  - CFP-D011: pre-v4 syntax a v4 file may not hold (the retired ``request/header`` ``system``
+    key, the retired ``tool-result`` wrapper block) - the note rejects non-current stored logs;
+  - DM-050: a surface replacement cites the nodes it shadows (note 004: "cites the shadowed
+    surface nodes");
+  - DM-051: empty developer content never shadows the protected system head (note 004).
+
+Each problem is ``(code, message)`` naming the rule; the reader adds line and seq.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from reference_impl import dsh_v4
+from reference_impl.session_ext_developer_messages import VALIDATORS as _DEVELOPER_VALIDATORS
+from reference_impl.session_log import (
+    RETIRED_SYNTAX,
+    STEP_MESSAGE_REPEATED,
+    VOCABULARY,
+    Admission,
+    Problem,
+)
+
+REPLACEMENT_UNCITED = "DM_REPLACEMENT_UNCITED"
+PROTECTED_HEAD_SHADOWED = "DM_PROTECTED_HEAD_SHADOWED"
+
+
+def _opaque(data: Mapping[str, Any]) -> Problem | None:
+    return None  # no rule reads this type's data: the envelope's "data is an object" is all
+
+
+VALIDATORS = {
+    kind: _opaque for kind in sorted(dsh_v4.KNOWN_EVENT_TYPES)
+    if kind not in VOCABULARY.validators and kind not in _DEVELOPER_VALIDATORS
+}
+
+
+def _at(data: Any, path: tuple[str, ...]) -> Any:
+    for key in path:
+        if type(data) is not dict:
+            return None
+        data = data.get(key)
+    return data
+
+
+def _wrapper_in(content: Any) -> int | None:
+    if type(content) is list:
+        for index, block in enumerate(content):
+            if type(block) is dict and block.get("type") == "tool-result":
+                return index
+    return None
+
+
+def _content_arrays(kind: str, data: Mapping[str, Any]) -> Iterator[tuple[str, Any]]:
+    for path in dsh_v4.RETIRED_CONTENT_AT.get(kind, ()):
+        yield "data." + ".".join(path), _at(data, path)
+    if kind == "tool/result":
+        yield "data.message.content", _at(data, ("message", "content"))
+    name = dsh_v4.RETIRED_MESSAGES_AT.get(kind)
+    if name and type(data.get(name)) is list:
+        for index, message in enumerate(data[name]):
+            yield f"data.{name}[{index}].content", _at(message, ("content",))
+
+
+def retired_syntax(kind: str, data: Mapping[str, Any]) -> Problem | None:
+    """CFP-D011: the pre-v4 forms retired-syntax.ts refuses in a v4 file."""
+    if kind == "request/header":
+        header = data.get("header")
+        if type(header) is dict and "system" in header:
+            return (RETIRED_SYNTAX, "CFP-D011: data.header.system is the retired system key "
+                    "(v4 keeps the system prompt in system/message events)")
+        return None
+    for where, content in _content_arrays(kind, data):
+        index = _wrapper_in(content)
+        if index is not None:
+            return (RETIRED_SYNTAX, f"CFP-D011: {where}[{index}] is a tool-result block, the "
+                    "v3 wrapper v4 retires (a tool result is a tool/result event with a "
+                    "tool-role message)")
+    if kind in ("assistant/message", "assistant/attempt") and type(data.get("stream")) is list:
+        for index, entry in enumerate(data["stream"]):
+            chunk = entry.get("chunk") if type(entry) is dict else None
+            if type(chunk) is not dict:
+                continue
+            block = chunk.get("block")
+            if (chunk.get("type") == "block-start" and chunk.get("blockType") == "tool-result") \
+                    or (chunk.get("type") == "block-end" and type(block) is dict
+                        and block.get("type") == "tool-result"):
+                return (RETIRED_SYNTAX, f"CFP-D011: data.stream[{index}] holds a tool-result "
+                        "block, the v3 wrapper v4 retires")
+    return None
+
+
+def replacement_range(event: Mapping[str, Any]) -> tuple[Any, Any] | None:
+    """A replace surfaceOp's (startSeq, endSeq), or None for an append or no surfaceOp."""
+    op = event.get("surfaceOp")
+    if type(op) is dict and op.get("op") == "replace":
+        return op.get("startSeq"), op.get("endSeq")
+    return None
+
+
+def source_seqs(value: Any) -> set[int] | None:
+    """sourceEventSeqs as a set; members may be ``[start, end]`` ranges (codec.ts
+    decodeSeqRanges). None when the value is not such an array."""
+    if type(value) is not list:
+        return None
+    out: set[int] = set()
+    for entry in value:
+        if type(entry) is int:
+            out.add(entry)
+        elif (type(entry) is list and len(entry) == 2 and all(type(x) is int for x in entry)
+              and 0 <= entry[1] - entry[0] <= 1_000_000):
+            out.update(range(entry[0], entry[1] + 1))
+        else:
+            return None
+    return out
+
+
+class Surface:
+    """The current model surface as a list of event seqs (appends; replacements splice a span).
+
+    Shared by the default checks below and the dsh-v4 profile. Memory: one int per surface event.
+    """
+
+    def __init__(self) -> None:
+        self.nodes: list[int] = []
+        self.protected: int | None = None  # the first surface node, when a system/message
+
+    def append(self, kind: str, seq: int) -> None:
+        if kind == "system/message" and not self.nodes:
+            self.protected = seq
+        self.nodes.append(seq)
+
+    def span(self, start: Any, end: Any) -> tuple[int, int] | None:
+        try:
+            first, last = self.nodes.index(start), self.nodes.index(end)
+        except ValueError:
+            return None
+        return (first, last) if first <= last else None
+
+    def replace(self, first: int, last: int, kind: str, seq: int) -> None:
+        removed = self.nodes[first:last + 1]
+        if self.protected in removed:
+            self.protected = seq if kind == "system/message" else None
+        self.nodes[first:last + 1] = [seq]
+
+
+class NoteRules(Admission):
+    """CFP-031, CFP-D011, DM-050, DM-051 for one log."""
+
+    def __init__(self) -> None:
+        self.turn: Any = None
+        self.answered: set[tuple[Any, Any]] = set()
+        self.surface = Surface()
+
+    def admit(self, event: Mapping[str, Any], line: int) -> Problem | None:
+        kind = event["type"]
+        data = event["data"]
+        if problem := retired_syntax(kind, data):
+            return problem
+        if kind == "turn/start":
+            self.turn = data.get("turn")
+            self.answered.clear()
+        elif kind == "assistant/message":
+            # CFP-031 "the loop already appends an assistant/message": one per step, never a
+            # message split across events (that is the chunk log again).
+            key = (data.get("turn"), data.get("step"))
+            if key in self.answered:
+                return (STEP_MESSAGE_REPEATED, f"CFP-031: a second assistant/message for turn "
+                        f"{key[0]} step {key[1]}; a step's assembled message is one event")
+            self.answered.add(key)
+        if kind in dsh_v4.SURFACE_TYPES and not event.get("ignorable"):
+            return self.place(kind, event, data)
+        return None
+
+    def place(self, kind: str, event: Mapping[str, Any], data: Mapping[str, Any]) -> Problem | None:
+        seq = event["seq"]
+        span = replacement_range(event)
+        if span is None:
+            self.surface.append(kind, seq)
+            return None
+        found = self.surface.span(*span)
+        if found is None:
+            return None  # an unresolvable range is the dsh-v4 profile's to refuse
+        removed = self.surface.nodes[found[0]:found[1] + 1]
+        if kind == "developer/message":
+            cited = source_seqs(event.get("sourceEventSeqs")) or set()
+            missing = [node for node in removed if node not in cited]
+            if missing:
+                # DM-050 "cites the shadowed surface nodes"
+                return (REPLACEMENT_UNCITED, f"DM-050: the replacement shadows surface node(s) "
+                        f"{missing} its sourceEventSeqs do not cite")
+            message = data.get("message")
+            empty = type(message) is dict and message.get("content") == []
+            if empty and self.surface.protected in removed:
+                # DM-051 "without ... shadowing the protected system head"
+                return (PROTECTED_HEAD_SHADOWED, f"DM-051: empty developer content replaces "
+                        f"the protected system head (seq {self.surface.protected})")
+        self.surface.replace(found[0], found[1], kind, seq)
+        return None
+
+
+ADMISSIONS = (NoteRules,)
