@@ -63,11 +63,13 @@ LINE_TOO_LONG: Final = "LINE_TOO_LONG"
 #: The note-governed log checks (CFP-031..CFP-034) and the dsh-v4 profile's (DSH_*).
 STEP_MESSAGE_REPEATED: Final = "STEP_MESSAGE_REPEATED"
 RETIRED_SYNTAX: Final = "RETIRED_SYNTAX"
+#: A zstd-framed log whose last frame is torn (the shell reports it; recoverable like a torn line).
+TORN_FRAME: Final = "TORN_FRAME"
 
 ERROR_CODES: Final = (
     EMPTY_LOG, MISSING_HEADER, UNSUPPORTED_VERSION, INVALID_UTF8, MALFORMED_JSON, MISSING_FIELD,
     INVALID_FIELD, CHUNK_PERSISTED, SEQ_GAP, SEQ_DUPLICATE, SEQ_DECREASE, UNKNOWN_EVENT_TYPE,
-    LINE_TOO_LONG, STEP_MESSAGE_REPEATED, RETIRED_SYNTAX,
+    LINE_TOO_LONG, STEP_MESSAGE_REPEATED, RETIRED_SYNTAX, TORN_FRAME,
 )
 
 #: Codes a loader of the source runtime recovers from when nothing after the bad line closes a
@@ -75,7 +77,7 @@ ERROR_CODES: Final = (
 #: ``session-format-v1-to-v2/src/codec.ts`` refuses it when a later row is ``turn/end``).
 RECOVERABLE_CODES: Final = frozenset({
     INVALID_UTF8, MALFORMED_JSON, MISSING_FIELD, INVALID_FIELD, SEQ_GAP, SEQ_DUPLICATE,
-    SEQ_DECREASE,
+    SEQ_DECREASE, TORN_FRAME,
 })
 
 
@@ -385,6 +387,29 @@ class Event:
 
 
 @dataclass(frozen=True)
+class Tail:
+    """A torn or corrupt tail a loader of the source runtime drops (``check(recover=True)``).
+
+    ``error`` is the first problem; no later line closes a turn, so the runtime keeps the events
+    before ``error.line`` and drops lines ``error.line``..``last_line`` (format.ts
+    ``SessionLogScanner``: a committed row that cannot be decoded ends the accepted prefix unless
+    a later ``turn/end`` makes it corruption).
+    """
+
+    error: LogError
+    last_line: int
+
+    def to_json(self) -> dict[str, Any]:
+        dropped = self.last_line - self.error.line + 1
+        return {"code": "RECOVERABLE_TAIL", "line": self.error.line,
+                **({"seq": self.error.seq} if self.error.seq is not None else {}),
+                "droppedLines": dropped, "cause": self.error.to_json(),
+                "message": f"{self.error}; no later line closes a turn, so a loader keeps the "
+                           f"events before line {self.error.line} and drops {dropped} line(s) "
+                           f"from there to the end (a torn or corrupt tail)"}
+
+
+@dataclass(frozen=True)
 class Summary:
     """What ``check`` reports for an accepted log."""
 
@@ -393,10 +418,27 @@ class Summary:
     first_seq: int | None
     last_seq: int | None
     final_newline: bool = True
+    tail: Tail | None = None  # a recoverable tail (check(recover=True) only)
+    lines: int = 0  # lines read, the header included
 
     def to_json(self) -> dict[str, Any]:
-        return {"valid": True, "version": self.version, "events": self.events,
-                "firstSeq": self.first_seq, "lastSeq": self.last_seq}
+        out = {"valid": True, "version": self.version, "events": self.events,
+               "firstSeq": self.first_seq, "lastSeq": self.last_seq}
+        warnings = []
+        if self.tail is not None:
+            warnings.append(self.tail.to_json())
+        elif not self.final_newline:
+            # format.ts SessionLogScanner.finish: "ignoring a final record without a newline
+            # as a torn tail". CFP-D006: not an error; said, because a loader drops the line.
+            warnings.append({
+                "code": "TORN_FINAL_LINE", "line": self.lines,
+                **({"seq": self.last_seq} if self.last_seq is not None else {}),
+                "message": f"line {self.lines} has no final newline: valid here, but the source "
+                           "runtime's loader drops a final line without a newline as a torn "
+                           "write"})
+        if warnings:
+            out["warnings"] = warnings
+        return out
 
 
 # --- the streaming reader ---------------------------------------------------------------------
@@ -569,11 +611,15 @@ def _lines(lines: Iterable[bytes]) -> Iterator[tuple[int, bytes, bool]]:
             yield number, raw, False
 
 
-def check(lines: Iterable[bytes], vocabulary: Vocabulary = VOCABULARY) -> Summary:
+def check(
+    lines: Iterable[bytes], vocabulary: Vocabulary = VOCABULARY, *, recover: bool = False
+) -> Summary:
     """Validate a whole log in one pass without building event values (``agent-tck check-log``).
 
     ``lines`` are raw byte lines as a binary file yields them. Raises :class:`LogRejected` with
-    the first problem.
+    the first problem. With ``recover``, a problem of :data:`RECOVERABLE_CODES` that no later
+    ``turn/end`` follows is a recoverable tail: the summary covers the events before it and
+    carries the :class:`Tail` (what a loader of the source runtime drops).
     """
     loads = strict_json.loads
     state = _Events(vocabulary)
@@ -581,29 +627,64 @@ def check(lines: Iterable[bytes], vocabulary: Vocabulary = VOCABULARY) -> Summar
     version: int | None = None
     count = 0
     first: int | None = None
+    last: int | None = None
     raw = b"\n"
-    # The hot loop: the newline stays on the line (JSON whitespace), nothing is copied.
-    for number, raw in enumerate(lines, start=1):
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise _utf8_error(exc, number) from None
-        try:
-            value = loads(text)
-        except ValueError as exc:
-            raise _json_error(exc, text, number) from None
-        if version is None:
-            version = _check_header(value, number)
-            state.header(value, number)
-            continue
-        seq, _ = checker(value, number)
-        if first is None:
-            first = seq
-        count += 1
+    number = 0
+    rows = iter(lines)
+    try:
+        # The hot loop: the newline stays on the line (JSON whitespace), nothing is copied.
+        for number, raw in enumerate(rows, start=1):
+            try:
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise _utf8_error(exc, number) from None
+            try:
+                value = loads(text)
+            except ValueError as exc:
+                raise _json_error(exc, text, number) from None
+            if version is None:
+                version = _check_header(value, number)
+                state.header(value, number)
+                continue
+            last, _ = checker(value, number)
+            if first is None:
+                first = last
+            count += 1
+    except LogRejected as exc:
+        if not (recover and version is not None and exc.error.code in RECOVERABLE_CODES):
+            raise
+        end = _scan_tail(exc.error, rows, exc.error.line)
+        state.finish(exc.error.line - 1)
+        return Summary(version, count, first, last, True, Tail(exc.error, end), end)
     if version is None:
         raise LogRejected(LogError(EMPTY_LOG, 1, "the log is empty: no session header"))
     state.finish(count + 1)
-    return Summary(version, count, first, state.prev, raw.endswith(b"\n"))
+    return Summary(version, count, first, last, raw.endswith(b"\n"), None, number)
+
+
+def _scan_tail(error: LogError, rows: Iterator[bytes], line: int) -> int:
+    """Read past a bad line: a later ``turn/end`` makes it corruption (raised, naming both
+    lines); retired v4 syntax stays a hard refusal there too (retired-syntax.ts). Returns the
+    last line's number."""
+    from reference_impl.session_ext_log_rules import retired_syntax
+
+    for line, raw in enumerate(rows, start=line + 1):  # noqa: B020 - the count goes on
+        try:
+            value = strict_json.loads(raw)
+        except ValueError:
+            continue
+        if type(value) is not dict or type(value.get("data")) is not dict:
+            continue
+        kind = value.get("type")
+        seq = value.get("seq") if _is_int(value.get("seq")) else None
+        if kind == "turn/end":
+            raise LogRejected(LogError(
+                error.code, error.line,
+                f"{error.message}; a later turn/end (line {line}) follows it, so this is "
+                "corruption inside the log, not a recoverable tail", error.seq))
+        if type(kind) is str and (problem := retired_syntax(kind, value["data"])):
+            raise LogRejected(LogError(problem[0], line, f"{kind}: {problem[1]}", seq))
+    return line
 
 
 @dataclass(frozen=True)

@@ -1,9 +1,15 @@
 """``agent-tck check-log FILE...``: validate chunk-free session logs (chunk-free-persistence).
 
-Each file is read once, as a stream, by :func:`reference_impl.session_log.check`; memory stays
-flat however long the log. Human output by default, ``--format json`` for tools. Exit status 0
-when every file is a valid log, 1 otherwise (a file that cannot be read counts as invalid).
-``-`` reads standard input.
+Each file is read once, as a stream, in bounded chunks, by
+:func:`reference_impl.session_log.check`; memory stays flat however long the log, and no line may
+exceed ``--max-line-bytes`` (an endless stream such as ``/dev/zero`` ends with LINE_TOO_LONG, not
+with the machine's memory). A file may be plain JSONL or zstd-framed (the source runtime's default
+``.jsonl.zstd``: concatenated frames; recognised by the frame magic, whatever the name).
+
+Verdicts: a valid log (exit 0), a valid log with warnings (exit 0: a torn final line, or a torn or
+corrupt tail the source runtime's loader drops, which the warning names), an invalid log (exit 1).
+One file's failure never costs the others their verdicts. ``--profile dsh-v4`` adds the source
+runtime's own v4 strictness (:mod:`reference_impl.session_profile_dsh`). ``-`` reads stdin.
 """
 
 from __future__ import annotations
@@ -11,55 +17,162 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Iterator
 from typing import Any, BinaryIO
 
 CANNOT_READ = "CANNOT_READ"
+INTERNAL_ERROR = "INTERNAL_ERROR"
+
+#: Longest line read (64 MiB): far above any real event, small enough to stop an endless line.
+MAX_LINE_BYTES = 64 << 20
+CHUNK_BYTES = 1 << 20
+PROFILES = ("default", "dsh-v4")
 
 
 def register(subparsers: Any) -> None:
     p = subparsers.add_parser(
         "check-log", help="validate session logs (chunk-free format, version 4)",
-        description="Validate chunk-free session logs: header and version, no assistant/chunk, "
-                    "contiguous seq, well-formed events. Exit 0 when all are valid, 1 otherwise.")
+        description="Validate chunk-free session logs (plain or zstd-framed JSONL): header and "
+                    "version, no assistant/chunk, contiguous seq, well-formed events, the "
+                    "note-governed log rules. Exit 0 when all are valid (warnings included), "
+                    "1 otherwise.")
     p.add_argument("files", nargs="+", metavar="FILE", help="log files (JSONL); - for stdin")
     p.add_argument("--format", choices=("text", "json"), default="text")
+    p.add_argument("--profile", choices=PROFILES, default="default",
+                   help="default: what the notes require; dsh-v4: also the source runtime's "
+                        "closed header/envelope, surfaceOp, message ids and sources, turn/step "
+                        "numbering, seq from 0, deferLoading (each check cites its source file)")
+    p.add_argument("--max-line-bytes", type=int, default=MAX_LINE_BYTES, metavar="N",
+                   help=f"longest line accepted (default {MAX_LINE_BYTES})")
     p.set_defaults(func=check_log_command)
 
 
-def check_file(path: str, stdin: BinaryIO | None = None) -> dict[str, Any]:
-    """One file's verdict as JSON: ``{"path", "valid", ...summary}`` or ``{..., "error"}``."""
+def _decompressed(handle: BinaryIO) -> BinaryIO:
+    """The plain byte stream of a log: zstd frames are decompressed on the fly."""
+    from reference_impl.dsh_v4 import ZSTD_MAGIC
+
+    peek = getattr(handle, "peek", None)
+    head = peek(4)[:4] if peek else b""
+    if head != ZSTD_MAGIC:
+        return handle
+    import zstandard
+
+    return zstandard.ZstdDecompressor().stream_reader(handle, read_across_frames=True)
+
+
+def bounded_lines(stream: BinaryIO, max_line: int = MAX_LINE_BYTES,
+                  chunk: int = CHUNK_BYTES) -> Iterator[bytes]:
+    """Lines (each with its ``\\n``, the last maybe without) read ``chunk`` bytes at a time.
+
+    A line longer than ``max_line`` raises LogRejected(LINE_TOO_LONG) as soon as it is seen, so
+    an endless line costs at most ``max_line + chunk`` bytes. A torn zstd frame after complete
+    lines raises LogRejected(TORN_FRAME) (a recoverable tail: the runtime drops it too).
+    """
+    from reference_impl import session_log as sl
+
+    pending = bytearray()
+    number = 0
+    while True:
+        try:
+            block = stream.read(chunk)
+        except Exception as exc:  # zstandard.ZstdError and friends: a torn or corrupt frame
+            raise sl.LogRejected(sl.LogError(
+                sl.TORN_FRAME, number + 1, f"compressed data ends in a torn or corrupt zstd "
+                f"frame ({exc})")) from None
+        if not block:
+            break
+        start = 0
+        if pending:
+            pending += block
+            buffer: bytes | bytearray = pending
+            base = len(buffer) - len(block)
+            start = 0
+            end = buffer.find(b"\n", base)
+        else:
+            buffer = block
+            end = buffer.find(b"\n")
+        while end != -1:
+            number += 1
+            if end + 1 - start > max_line:
+                raise _too_long(number, max_line)
+            yield bytes(buffer[start:end + 1])
+            start = end + 1
+            end = buffer.find(b"\n", start)
+        if buffer is pending:
+            del pending[:start]
+        else:
+            pending = bytearray(buffer[start:])
+        if len(pending) > max_line:
+            raise _too_long(number + 1, max_line)
+    if pending:
+        yield bytes(pending)
+
+
+def _too_long(line: int, max_line: int) -> Exception:
+    from reference_impl import session_log as sl
+
+    return sl.LogRejected(sl.LogError(
+        sl.LINE_TOO_LONG, line, f"line {line} is longer than {max_line} bytes (no newline within "
+        "the bound: not a session log, or an endless stream)"))
+
+
+def check_file(path: str, stdin: BinaryIO | None = None, *, profile: str = "default",
+               max_line: int = MAX_LINE_BYTES) -> dict[str, Any]:
+    """One file's verdict as JSON: ``{"path", "valid", ...summary}`` or ``{..., "error"}``.
+
+    Never raises: an unreadable file or an internal fault is this file's error value.
+    """
     from reference_impl import session_log as sl
 
     vocabulary = sl.default_vocabulary()
+    if profile == "dsh-v4":
+        from reference_impl import session_profile_dsh
+
+        vocabulary = session_profile_dsh.vocabulary(vocabulary)
     try:
         if path == "-":
-            summary = sl.check(stdin or sys.stdin.buffer, vocabulary)
+            stream = _decompressed(stdin or sys.stdin.buffer)
+            summary = sl.check(bounded_lines(stream, max_line), vocabulary, recover=True)
         else:
-            with open(path, "rb", buffering=1 << 20) as handle:
-                summary = sl.check(handle, vocabulary)
+            with open(path, "rb", buffering=CHUNK_BYTES) as handle:
+                stream = _decompressed(handle)
+                summary = sl.check(bounded_lines(stream, max_line), vocabulary, recover=True)
     except sl.LogRejected as exc:
         return {"path": path, "valid": False, "error": exc.error.to_json()}
     except OSError as exc:
         return {"path": path, "valid": False,
                 "error": {"code": CANNOT_READ, "message": exc.strerror or str(exc)}}
-    return {"path": path, **summary.to_json()}
+    except (RecursionError, MemoryError, ValueError, TypeError, KeyError) as exc:
+        return {"path": path, "valid": False,
+                "error": {"code": INTERNAL_ERROR, "message": f"{type(exc).__name__}: {exc}"}}
+    return {"path": path, **({"profile": profile} if profile != "default" else {}),
+            **summary.to_json()}
+
+
+def _where(item: dict[str, Any]) -> str:
+    if "line" not in item:
+        return ""
+    return f": line {item['line']}" + (f" (seq {item['seq']})" if "seq" in item else "")
 
 
 def _human(result: dict[str, Any]) -> str:
     if result["valid"]:
         span = ("no events" if result["events"] == 0 else
                 f"{result['events']} events, seq {result['firstSeq']}..{result['lastSeq']}")
-        return f"{result['path']}: ok (version {result['version']}, {span})"
+        text = f"{result['path']}: ok (version {result['version']}, {span})"
+        for warning in result.get("warnings", ()):
+            text += (f"\n{result['path']}{_where(warning)}: warning {warning['code']}: "
+                     f"{warning['message']}")
+        return text
     error = result["error"]
-    where = ""
-    if "line" in error:
-        where = f": line {error['line']}" + (f" (seq {error['seq']})" if "seq" in error else "")
-    return f"{result['path']}{where}: {error['code']}: {error['message']}"
+    return f"{result['path']}{_where(error)}: {error['code']}: {error['message']}"
 
 
 def check_log_command(args: argparse.Namespace, out: Any = None) -> int:
     out = out or sys.stdout
-    results = [check_file(path) for path in args.files]
+    profile = getattr(args, "profile", "default")
+    max_line = getattr(args, "max_line_bytes", MAX_LINE_BYTES)
+    results = [check_file(path, profile=profile, max_line=max_line) for path in args.files]
     valid = all(r["valid"] for r in results)
     if args.format == "json":
         json.dump({"valid": valid, "files": results}, out, ensure_ascii=False, indent=2)
@@ -68,5 +181,7 @@ def check_log_command(args: argparse.Namespace, out: Any = None) -> int:
         for result in results:
             out.write(_human(result) + "\n")
         bad = sum(not r["valid"] for r in results)
-        out.write(f"{len(results)} file(s) checked, {bad} invalid\n")
+        warned = sum(bool(r.get("warnings")) for r in results)
+        out.write(f"{len(results)} file(s) checked, {bad} invalid"
+                  + (f", {warned} with warnings" if warned else "") + "\n")
     return 0 if valid else 1
