@@ -422,8 +422,11 @@ class Summary:
     lines: int = 0  # lines read, the header included
 
     def to_json(self) -> dict[str, Any]:
-        out = {"valid": True, "version": self.version, "events": self.events,
-               "firstSeq": self.first_seq, "lastSeq": self.last_seq}
+        return {"valid": True, "version": self.version, "events": self.events,
+                "firstSeq": self.first_seq, "lastSeq": self.last_seq}
+
+    def warnings(self) -> list[dict[str, Any]]:
+        """What a loader of the source runtime drops from this accepted log (check-log says)."""
         warnings = []
         if self.tail is not None:
             warnings.append(self.tail.to_json())
@@ -436,9 +439,7 @@ class Summary:
                 "message": f"line {self.lines} has no final newline: valid here, but the source "
                            "runtime's loader drops a final line without a newline as a torn "
                            "write"})
-        if warnings:
-            out["warnings"] = warnings
-        return out
+        return warnings
 
 
 # --- the streaming reader ---------------------------------------------------------------------

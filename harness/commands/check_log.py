@@ -145,8 +145,9 @@ def check_file(path: str, stdin: BinaryIO | None = None, *, profile: str = "defa
     except (RecursionError, MemoryError, ValueError, TypeError, KeyError) as exc:
         return {"path": path, "valid": False,
                 "error": {"code": INTERNAL_ERROR, "message": f"{type(exc).__name__}: {exc}"}}
+    warnings = summary.warnings()
     return {"path": path, **({"profile": profile} if profile != "default" else {}),
-            **summary.to_json()}
+            **summary.to_json(), **({"warnings": warnings} if warnings else {})}
 
 
 def _where(item: dict[str, Any]) -> str:
