@@ -663,13 +663,14 @@ def check(
     return Summary(version, count, first, last, raw.endswith(b"\n"), None, number)
 
 
-def _scan_tail(error: LogError, rows: Iterator[bytes], line: int) -> int:
+def _scan_tail(error: LogError, rows: Iterator[bytes], bad_line: int) -> int:
     """Read past a bad line: a later ``turn/end`` makes it corruption (raised, naming both
     lines); retired v4 syntax stays a hard refusal there too (retired-syntax.ts). Returns the
     last line's number."""
     from reference_impl.session_ext_log_rules import retired_syntax
 
-    for line, raw in enumerate(rows, start=line + 1):  # noqa: B020 - the count goes on
+    line = bad_line
+    for line, raw in enumerate(rows, start=bad_line + 1):  # the last count is returned
         try:
             value = strict_json.loads(raw)
         except ValueError:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any, BinaryIO
 
 CANNOT_READ = "CANNOT_READ"
@@ -47,50 +47,73 @@ def register(subparsers: Any) -> None:
     p.set_defaults(func=check_log_command)
 
 
-def _decompressed(handle: BinaryIO) -> BinaryIO:
-    """The plain byte stream of a log: zstd frames are decompressed on the fly."""
+def read_blocks(handle: BinaryIO, chunk: int = CHUNK_BYTES) -> Iterator[bytes]:
+    """The plain bytes of a log, ``chunk`` at a time: zstd frames (recognised by their magic)
+    are decompressed frame by frame; a last frame that ends early raises
+    LogRejected(TORN_FRAME), which the reader treats as a recoverable tail."""
+    from reference_impl import session_log as sl
     from reference_impl.dsh_v4 import ZSTD_MAGIC
 
     peek = getattr(handle, "peek", None)
     head = peek(4)[:4] if peek else b""
     if head != ZSTD_MAGIC:
-        return handle
+        while block := handle.read(chunk):
+            yield block
+        return
     import zstandard
 
-    return zstandard.ZstdDecompressor().stream_reader(handle, read_across_frames=True)
+    decompressor = zstandard.ZstdDecompressor()
+    frame = decompressor.decompressobj()
+    started = False
+    while compressed := handle.read(chunk):
+        while compressed:
+            try:
+                out = frame.decompress(compressed)
+            except zstandard.ZstdError as exc:
+                raise sl.LogRejected(sl.LogError(
+                    sl.TORN_FRAME, 0, f"corrupt zstd frame ({exc})")) from None
+            started = True
+            if out:
+                yield out
+            if frame.eof:
+                compressed = frame.unused_data
+                frame = decompressor.decompressobj()
+                started = False
+            else:
+                compressed = b""
+    if started:
+        raise sl.LogRejected(sl.LogError(
+            sl.TORN_FRAME, 0, "the last zstd frame ends early (a torn write)"))
 
 
-def bounded_lines(stream: BinaryIO, max_line: int = MAX_LINE_BYTES,
-                  chunk: int = CHUNK_BYTES) -> Iterator[bytes]:
-    """Lines (each with its ``\\n``, the last maybe without) read ``chunk`` bytes at a time.
+def bounded_lines(blocks: Iterable[bytes], max_line: int = MAX_LINE_BYTES) -> Iterator[bytes]:
+    """Lines (each with its ``\\n``, the last maybe without) cut from a stream of byte blocks.
 
     A line longer than ``max_line`` raises LogRejected(LINE_TOO_LONG) as soon as it is seen, so
-    an endless line costs at most ``max_line + chunk`` bytes. A torn zstd frame after complete
-    lines raises LogRejected(TORN_FRAME) (a recoverable tail: the runtime drops it too).
+    an endless line costs at most ``max_line`` plus one block. An error from ``blocks`` (a torn
+    zstd frame) is re-raised naming the line it cut.
     """
     from reference_impl import session_log as sl
 
     pending = bytearray()
     number = 0
+    source = iter(blocks)
     while True:
         try:
-            block = stream.read(chunk)
-        except Exception as exc:  # zstandard.ZstdError and friends: a torn or corrupt frame
-            raise sl.LogRejected(sl.LogError(
-                sl.TORN_FRAME, number + 1, f"compressed data ends in a torn or corrupt zstd "
-                f"frame ({exc})")) from None
+            block = next(source, b"")
+        except sl.LogRejected as exc:
+            raise sl.LogRejected(sl.LogError(exc.error.code, number + 1, exc.error.message)) \
+                from None
         if not block:
             break
-        start = 0
         if pending:
             pending += block
             buffer: bytes | bytearray = pending
-            base = len(buffer) - len(block)
-            start = 0
-            end = buffer.find(b"\n", base)
+            end = buffer.find(b"\n", len(buffer) - len(block))
         else:
             buffer = block
             end = buffer.find(b"\n")
+        start = 0
         while end != -1:
             number += 1
             if end + 1 - start > max_line:
@@ -131,12 +154,12 @@ def check_file(path: str, stdin: BinaryIO | None = None, *, profile: str = "defa
         vocabulary = session_profile_dsh.vocabulary(vocabulary)
     try:
         if path == "-":
-            stream = _decompressed(stdin or sys.stdin.buffer)
-            summary = sl.check(bounded_lines(stream, max_line), vocabulary, recover=True)
+            blocks = read_blocks(stdin or sys.stdin.buffer)
+            summary = sl.check(bounded_lines(blocks, max_line), vocabulary, recover=True)
         else:
             with open(path, "rb", buffering=CHUNK_BYTES) as handle:
-                stream = _decompressed(handle)
-                summary = sl.check(bounded_lines(stream, max_line), vocabulary, recover=True)
+                summary = sl.check(bounded_lines(read_blocks(handle), max_line), vocabulary,
+                                   recover=True)
     except sl.LogRejected as exc:
         return {"path": path, "valid": False, "error": exc.error.to_json()}
     except OSError as exc:
