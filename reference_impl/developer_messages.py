@@ -28,6 +28,7 @@ from typing import Any, Final
 
 from reference_impl.errors import TckError
 from reference_impl.session_log import VOCABULARY, default_vocabulary
+from reference_impl.session_surface import Surface, replacement_range, source_seqs
 
 # ---------------------------------------------------------------------------------------------
 # Errors: a stable code, the event's seq and the rule it breaks.
@@ -59,6 +60,8 @@ ERROR_CODES: Final[Mapping[str, str]] = MappingProxyType(
         "DM_DEFINITION_AMBIGUOUS": "DM-006",
         "DM_DEFINITION_INCOMPLETE": "DM-008",
         "DM_REFERENCED_HEADER_DROPPED": "DM-025",
+        "DM_REPLACEMENT_UNCITED": "DM-050",
+        "DM_PROTECTED_HEAD_SHADOWED": "DM-051",
     }
 )
 
@@ -297,6 +300,10 @@ CONTENT_SLOTS: Final[Mapping[str, tuple[str, ...]]] = MappingProxyType(
     {"compaction/summary": ("summary", "rawOutput")}
 )
 
+#: events placed on the model surface (surfaceOp; reference_impl.session_surface)
+SURFACE_EVENTS: Final = frozenset({"system/message", "user/message", "developer/message",
+                                   "assistant/message", "tool/result"})
+
 #: events whose data may embed the step's compact raw stream (CFP-D002)
 STREAM_EVENTS: Final = frozenset({"assistant/message", "assistant/attempt"})
 
@@ -451,6 +458,7 @@ class _Reader:
     open_steps: set[tuple[int, int]] = field(default_factory=set)
     admitted: list[AdmittedDeveloperMessage] = field(default_factory=list)
     keep_records: bool = True  # False in the session log hook: validate only, keep memory flat
+    surface: Surface = field(default_factory=Surface)  # surface seqs (one int per surface event)
 
     # -- ordinary events ----------------------------------------------------------------------
     def ordinary(self, event: Mapping[str, Json], seq: int, at: str) -> None:
@@ -655,7 +663,36 @@ class _Reader:
             self.ordinary(line, seq, at)
             self.boundaries(line)
         # any other type is an opaque record: kept, never interpreted
+        if etype in SURFACE_EVENTS:
+            self.place(line, seq, etype, at)
         self.index.add(seq, etype, line)
+
+    def place(self, event: Mapping[str, Json], seq: int, etype: str, at: str) -> None:
+        """Fold one surface event into the current surface (surfaceOp append or replace)."""
+        span = replacement_range(event)
+        if span is None:
+            self.surface.append(etype, seq)
+            return
+        found = self.surface.span(*span)
+        if found is None:
+            return  # a range off the surface is the format's to refuse (check-log dsh-v4)
+        removed = self.surface.nodes[found[0]:found[1] + 1]
+        if etype == DEVELOPER_EVENT:
+            cited = source_seqs(event.get("sourceEventSeqs")) or set()
+            missing = [node for node in removed if node not in cited]
+            if missing:
+                # DM-050 "A replacement ... cites the shadowed surface nodes"
+                raise _reject("DM_REPLACEMENT_UNCITED", "DM-050", seq, f"{at}/sourceEventSeqs",
+                              f"the replacement shadows surface node(s) {missing} its "
+                              "sourceEventSeqs do not cite")
+            content = event["data"]["message"]["content"]
+            if len(content) == 0 and self.surface.protected in removed:
+                # DM-051 "Empty developer content retains its surface position without ...
+                # shadowing the protected system head"
+                raise _reject("DM_PROTECTED_HEAD_SHADOWED", "DM-051", seq, f"{at}/surfaceOp",
+                              f"empty developer content replaces the protected system head "
+                              f"(seq {self.surface.protected})")
+        self.surface.replace(found[0], found[1], etype, seq)
 
 
 def new_reader(*, keep_records: bool = True) -> _Reader:

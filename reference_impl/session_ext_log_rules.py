@@ -12,9 +12,8 @@ Loaded by :func:`reference_impl.session_log.default_vocabulary` (every ``session
     assistant/message");
   - CFP-D011: pre-v4 syntax a v4 file may not hold (the retired ``request/header`` ``system``
     key, the retired ``tool-result`` wrapper block) - the note rejects non-current stored logs;
-  - DM-050: a surface replacement cites the nodes it shadows (note 004: "cites the shadowed
-    surface nodes");
-  - DM-051: empty developer content never shadows the protected system head (note 004).
+
+DM-050 and DM-051 (replacements) are the developer admission's (``developer_messages``).
 
 Each problem is ``(code, message)`` naming the rule; the reader adds line and seq.
 """
@@ -33,9 +32,6 @@ from reference_impl.session_log import (
     Admission,
     Problem,
 )
-
-REPLACEMENT_UNCITED = "DM_REPLACEMENT_UNCITED"
-PROTECTED_HEAD_SHADOWED = "DM_PROTECTED_HEAD_SHADOWED"
 
 
 def _opaque(data: Mapping[str, Any]) -> Problem | None:
@@ -103,67 +99,12 @@ def retired_syntax(kind: str, data: Mapping[str, Any]) -> Problem | None:
     return None
 
 
-def replacement_range(event: Mapping[str, Any]) -> tuple[Any, Any] | None:
-    """A replace surfaceOp's (startSeq, endSeq), or None for an append or no surfaceOp."""
-    op = event.get("surfaceOp")
-    if type(op) is dict and op.get("op") == "replace":
-        return op.get("startSeq"), op.get("endSeq")
-    return None
-
-
-def source_seqs(value: Any) -> set[int] | None:
-    """sourceEventSeqs as a set; members may be ``[start, end]`` ranges (codec.ts
-    decodeSeqRanges). None when the value is not such an array."""
-    if type(value) is not list:
-        return None
-    out: set[int] = set()
-    for entry in value:
-        if type(entry) is int:
-            out.add(entry)
-        elif (type(entry) is list and len(entry) == 2 and all(type(x) is int for x in entry)
-              and 0 <= entry[1] - entry[0] <= 1_000_000):
-            out.update(range(entry[0], entry[1] + 1))
-        else:
-            return None
-    return out
-
-
-class Surface:
-    """The current model surface as a list of event seqs (appends; replacements splice a span).
-
-    Shared by the default checks below and the dsh-v4 profile. Memory: one int per surface event.
-    """
-
-    def __init__(self) -> None:
-        self.nodes: list[int] = []
-        self.protected: int | None = None  # the first surface node, when a system/message
-
-    def append(self, kind: str, seq: int) -> None:
-        if kind == "system/message" and not self.nodes:
-            self.protected = seq
-        self.nodes.append(seq)
-
-    def span(self, start: Any, end: Any) -> tuple[int, int] | None:
-        try:
-            first, last = self.nodes.index(start), self.nodes.index(end)
-        except ValueError:
-            return None
-        return (first, last) if first <= last else None
-
-    def replace(self, first: int, last: int, kind: str, seq: int) -> None:
-        removed = self.nodes[first:last + 1]
-        if self.protected in removed:
-            self.protected = seq if kind == "system/message" else None
-        self.nodes[first:last + 1] = [seq]
-
-
 class NoteRules(Admission):
-    """CFP-031, CFP-D011, DM-050, DM-051 for one log."""
+    """CFP-031 and CFP-D011 for one log."""
 
     def __init__(self) -> None:
         self.turn: Any = None
         self.answered: set[tuple[Any, Any]] = set()
-        self.surface = Surface()
 
     def admit(self, event: Mapping[str, Any], line: int) -> Problem | None:
         kind = event["type"]
@@ -181,34 +122,6 @@ class NoteRules(Admission):
                 return (STEP_MESSAGE_REPEATED, f"CFP-031: a second assistant/message for turn "
                         f"{key[0]} step {key[1]}; a step's assembled message is one event")
             self.answered.add(key)
-        if kind in dsh_v4.SURFACE_TYPES and not event.get("ignorable"):
-            return self.place(kind, event, data)
-        return None
-
-    def place(self, kind: str, event: Mapping[str, Any], data: Mapping[str, Any]) -> Problem | None:
-        seq = event["seq"]
-        span = replacement_range(event)
-        if span is None:
-            self.surface.append(kind, seq)
-            return None
-        found = self.surface.span(*span)
-        if found is None:
-            return None  # an unresolvable range is the dsh-v4 profile's to refuse
-        removed = self.surface.nodes[found[0]:found[1] + 1]
-        if kind == "developer/message":
-            cited = source_seqs(event.get("sourceEventSeqs")) or set()
-            missing = [node for node in removed if node not in cited]
-            if missing:
-                # DM-050 "cites the shadowed surface nodes"
-                return (REPLACEMENT_UNCITED, f"DM-050: the replacement shadows surface node(s) "
-                        f"{missing} its sourceEventSeqs do not cite")
-            message = data.get("message")
-            empty = type(message) is dict and message.get("content") == []
-            if empty and self.surface.protected in removed:
-                # DM-051 "without ... shadowing the protected system head"
-                return (PROTECTED_HEAD_SHADOWED, f"DM-051: empty developer content replaces "
-                        f"the protected system head (seq {self.surface.protected})")
-        self.surface.replace(found[0], found[1], kind, seq)
         return None
 
 

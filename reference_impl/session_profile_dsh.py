@@ -28,8 +28,8 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from reference_impl import dsh_v4 as f
-from reference_impl.session_ext_log_rules import Surface, replacement_range, source_seqs
 from reference_impl.session_log import SAFE_INTEGER, Admission, Problem, Vocabulary
+from reference_impl.session_surface import Surface, replacement_range, source_seqs
 
 PROFILE: Final = "dsh-v4"
 

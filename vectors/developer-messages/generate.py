@@ -924,6 +924,31 @@ def roles() -> None:
         "compaction-summary": ("compaction/summary", lambda b: {
             "turn": 1, "step": 1, "shadowedRange": {"start": 1, "end": 2}, "summary": [b]}),
     }
+    # DM-043 inside the compact stream an assistant record embeds (CFP-D002)
+    def chunk_start(block: dict[str, Any]) -> dict[str, Any]:
+        return {"type": "chunk", "chunk": {"type": "block-start", "index": 0,
+                                           "blockType": block["type"]}}
+
+    def chunk_end(block: dict[str, Any]) -> dict[str, Any]:
+        return {"type": "chunk", "chunk": {"type": "block-end", "index": 0, "block": block}}
+
+    streams = {
+        "assistant-message-stream": ("assistant/message", add("search"), chunk_start, lambda e: {
+            "turn": 1, "step": 1, "stream": [e], "message": {
+                "id": "a-x", "role": "assistant", "content": [{"type": "text", "text": "ok"}],
+                "source": {"kind": "model", "provider": "test", "model": "test"}}}),
+        "assistant-attempt-stream": ("assistant/attempt", remove("search"), chunk_end,
+                                     lambda e: {"turn": 1, "step": 1, "stream": [e]}),
+    }
+    for label, (etype, block, entry, data) in streams.items():
+        log = Log().open()
+        log.header(SEARCH_V1)
+        log.event(etype, data(entry(block)))
+        kind = block["type"]
+        admit_error(f, f"dm-{kind}-in-{label}", ["DM-043"],
+                    f"A {kind} block inside the compact stream of an {etype} event.", log,
+                    "DM_TOOL_CHANGE_NOT_DEVELOPER")
+
     for label, (etype, data) in changes.items():
         for block in (add("search"), remove("search")):
             log = Log().open()
@@ -937,8 +962,43 @@ def roles() -> None:
 
 def empty_and_deferred() -> None:
     f = "empty-and-deferred"
-    FILES[f] = ("Empty developer content and deferred loading in the log (DM-044, DM-047..049).",
-                [])
+    FILES[f] = ("Empty developer content, surface replacements and deferred loading in the log "
+                "(DM-044, DM-047..051).", [])
+
+    def system(log: Log) -> int:
+        return log.event("system/message", {"turn": 1, "step": 1, "message": {
+            "id": f"s-{log.seq + 1}", "role": "system", "source": {"kind": "system-prompt"},
+            "content": [{"type": "text", "text": "You are helpful."}]}}, surfaceOp="append")
+
+    def replace(start: int, end: int) -> dict[str, Any]:
+        return {"surfaceOp": {"op": "replace", "startSeq": start, "endSeq": end}}
+
+    log = Log().open()
+    system(log)
+    u1 = log.user("first")
+    u2 = log.user("second")
+    d = log.dev(envelope={**replace(u1, u2), "sourceEventSeqs": [u1, u2]})
+    case(f, "dm-replacement-cites-shadowed-nodes", ["DM-050", "DM-051"],
+         "An empty developer message replaces two user messages (not the system head) and "
+         "cites both in sourceEventSeqs: admitted.",
+         {"log": log.json()}, {ADMIT: out(admitted(record(d)))})
+
+    log = Log().open()
+    system(log)
+    u1 = log.user("first")
+    u2 = log.user("second")
+    log.dev(envelope={**replace(u1, u2), "sourceEventSeqs": [u1]})
+    admit_error(f, "dm-replacement-omits-a-shadowed-node", ["DM-050"],
+                "A developer replacement shadows two user messages but cites only the first.",
+                log, "DM_REPLACEMENT_UNCITED")
+
+    log = Log().open()
+    s0 = system(log)
+    log.user("first")
+    log.dev(envelope={**replace(s0, s0), "sourceEventSeqs": [s0]})
+    admit_error(f, "dm-empty-content-over-protected-head", ["DM-051"],
+                "Empty developer content replaces the protected system head (citing it).",
+                log, "DM_PROTECTED_HEAD_SHADOWED")
 
     log = Log().open()
     h = log.header(SEARCH_V1)
