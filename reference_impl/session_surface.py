@@ -31,8 +31,8 @@ def source_seqs(value: Any) -> set[int] | None:
     for entry in value:
         if type(entry) is int:
             out.add(entry)
-        elif (isinstance(entry, list | tuple) and len(entry) == 2 and all(type(x) is int for x in entry)
-              and 0 <= entry[1] - entry[0] <= 1_000_000):
+        elif (isinstance(entry, list | tuple) and len(entry) == 2
+              and all(type(x) is int for x in entry) and 0 <= entry[1] - entry[0] <= 1_000_000):
             out.update(range(entry[0], entry[1] + 1))
         else:
             return None

@@ -240,8 +240,9 @@ def system_head(dm: dict[str, Any], seq: int) -> None:
 
 @given(parsers.re(r"developer message (?P<seq>\d+) with (?P<what>empty|text) content replacing "
                   r"seq (?P<start>\d+) to (?P<end>\d+), citing (?P<cited>[0-9, and]+)$"))
-def dev_replacement(dm: dict[str, Any], seq: str, what: str, start: str, end: str,
-                    cited: str) -> None:
+def dev_replacement(  # noqa: PLR0917 - one argument per captured group of the step
+    dm: dict[str, Any], seq: str, what: str, start: str, end: str, cited: str
+) -> None:
     content = [] if what == "empty" else [{"type": "text", "text": "note"}]
     dm["log"].event(int(seq), "developer/message", developer_data(int(seq), content, None),
                     surfaceOp={"op": "replace", "startSeq": int(start), "endSeq": int(end)},
