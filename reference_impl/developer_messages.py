@@ -677,7 +677,8 @@ class _Reader:
         if found is None:
             return  # a range off the surface is the format's to refuse (check-log dsh-v4)
         removed = self.surface.nodes[found[0]:found[1] + 1]
-        if etype == DEVELOPER_EVENT:
+        developer = etype == DEVELOPER_EVENT
+        if developer:
             cited = source_seqs(event.get("sourceEventSeqs")) or set()
             missing = [node for node in removed if node not in cited]
             if missing:

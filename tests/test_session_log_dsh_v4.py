@@ -438,3 +438,22 @@ def test_any_single_line_corruption_is_rejected_or_a_recoverable_tail(
         assert exc.error.code and exc.error.line >= 1
         return
     assert summary.tail is not None, f"{which} at line {index + 1} accepted silently"
+
+
+# --- load recovers a v4 failed attempt's partial output from its stream -----------------------
+
+
+def test_load_shows_a_v4_attempts_partial_output_from_its_stream() -> None:
+    from reference_impl import session_views as views
+
+    w = logs.one_turn()
+    stream = logs.compact_stream([{"type": "text", "text": "It is a pro"}])[:2]  # no block-end
+    stream += [{"type": "chunk", "chunk": {"type": "text-delta", "index": 0, "text": "ject"}}]
+    w.events.insert(10, {"type": "assistant/attempt", "seq": 0, "time": 0,
+                         "data": {"turn": 1, "step": 2, "stream": stream}})
+    _renumber(w)
+    log = sl.read(sl.split_lines(w.bytes()), STRICT)
+    entries = [e for e in views.transcript(log) if e["role"] == "assistant"]
+    assert {"role": "assistant", "status": "failed",
+            "content": [{"type": "text", "text": "It is a project"}]} in entries
+    assert entries[-1]["status"] == "complete"
