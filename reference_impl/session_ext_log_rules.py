@@ -28,7 +28,6 @@ from reference_impl.session_ext_developer_messages import VALIDATORS as _DEVELOP
 from reference_impl.session_log import (
     RETIRED_SYNTAX,
     STEP_MESSAGE_REPEATED,
-    VOCABULARY,
     Admission,
     Problem,
 )
@@ -38,9 +37,16 @@ def _opaque(data: Mapping[str, Any]) -> Problem | None:
     return None  # no rule reads this type's data: the envelope's "data is an object" is all
 
 
+#: The durable types the session log's own vocabulary validates (session_log.VOCABULARY); never
+#: re-added here as opaque, so a vocabulary that lost one of them still fails (CFP-004..006).
+_VALIDATED_ELSEWHERE = frozenset({
+    "turn/start", "turn/end", "step/start", "step/end", "request/header", "system/message",
+    "user/message", "assistant/message", "assistant/attempt", "tool/call", "tool/result",
+    "developer/message", *_DEVELOPER_VALIDATORS,
+})
+
 VALIDATORS = {
-    kind: _opaque for kind in sorted(dsh_v4.KNOWN_EVENT_TYPES)
-    if kind not in VOCABULARY.validators and kind not in _DEVELOPER_VALIDATORS
+    kind: _opaque for kind in sorted(dsh_v4.KNOWN_EVENT_TYPES - _VALIDATED_ELSEWHERE)
 }
 
 
