@@ -45,9 +45,7 @@ _VALIDATED_ELSEWHERE = frozenset({
     "developer/message", *_DEVELOPER_VALIDATORS,
 })
 
-VALIDATORS = {
-    kind: _opaque for kind in sorted(dsh_v4.KNOWN_EVENT_TYPES - _VALIDATED_ELSEWHERE)
-}
+VALIDATORS = dict.fromkeys(sorted(dsh_v4.KNOWN_EVENT_TYPES - _VALIDATED_ELSEWHERE), _opaque)
 
 
 def _at(data: Any, path: tuple[str, ...]) -> Any:
