@@ -103,8 +103,17 @@ def retired_syntax(kind: str, data: Mapping[str, Any]) -> Problem | None:
     return None
 
 
+#: the event types CFP-031 and CFP-D011 read (the reader calls the admission for these only)
+_READ_TYPES = frozenset({
+    "turn/start", "assistant/message", "assistant/attempt", "request/header", "tool/result",
+    *dsh_v4.RETIRED_CONTENT_AT, *dsh_v4.RETIRED_MESSAGES_AT,
+})
+
+
 class NoteRules(Admission):
     """CFP-031 and CFP-D011 for one log."""
+
+    types = _READ_TYPES
 
     def __init__(self) -> None:
         self.turn: Any = None

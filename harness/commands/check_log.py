@@ -95,7 +95,7 @@ def bounded_lines(blocks: Iterable[bytes], max_line: int = MAX_LINE_BYTES) -> It
     """
     from reference_impl import session_log as sl
 
-    pending = bytearray()
+    pending = b""
     number = 0
     source = iter(blocks)
     while True:
@@ -106,29 +106,22 @@ def bounded_lines(blocks: Iterable[bytes], max_line: int = MAX_LINE_BYTES) -> It
                 from None
         if not block:
             break
-        if pending:
+        if b"\n" not in block:  # no line ends here: keep the fragment, bounded
+            if len(pending) + len(block) > max_line:
+                raise _too_long(number + 1, max_line)
             pending += block
-            buffer: bytes | bytearray = pending
-            end = buffer.find(b"\n", len(buffer) - len(block))
-        else:
-            buffer = block
-            end = buffer.find(b"\n")
-        start = 0
-        while end != -1:
-            number += 1
-            if end + 1 - start > max_line:
-                raise _too_long(number, max_line)
-            yield bytes(buffer[start:end + 1])
-            start = end + 1
-            end = buffer.find(b"\n", start)
-        if buffer is pending:
-            del pending[:start]
-        else:
-            pending = bytearray(buffer[start:])
+            continue
+        parts = (pending + block if pending else block).split(b"\n")
+        pending = parts.pop()
+        if max(map(len, parts)) >= max_line:
+            longest = max(range(len(parts)), key=lambda i: len(parts[i]))
+            raise _too_long(number + longest + 1, max_line)
+        number += len(parts)
+        yield from [part + b"\n" for part in parts]
         if len(pending) > max_line:
             raise _too_long(number + 1, max_line)
     if pending:
-        yield bytes(pending)
+        yield pending
 
 
 def _too_long(line: int, max_line: int) -> Exception:
