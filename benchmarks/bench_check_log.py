@@ -12,6 +12,9 @@
    reader at least 0.5x the speed of plain parsing.
 3. Peak memory: the maximum resident set size of a fresh process running
    ``agent-tck check-log`` on the file, next to one that only parses it. Goal: under 100 MB.
+3b. The source runtime's default encoding: the same log as concatenated zstd frames
+   (``.jsonl.zstd``). ``agent-tck check-log`` (bounded chunked lines, tail recovery, default and
+   ``--profile dsh-v4``) against decompressing and ``json.loads`` of every line; peak memory.
 4. Size: the same session logged chunk-free and with one event per stream chunk (the old
    ``assistant/chunk`` format), in bytes and events.
 """
@@ -104,14 +107,13 @@ def chunked_events(fixture: dict[str, Any]) -> list[dict[str, Any]]:
 def _renumber(events: list[dict[str, Any]], turns: int, path: Path, first_seq: int = 1) -> int:
     """Write a header and ``turns`` copies of ``events`` with fresh turn numbers and seq."""
     header = {"type": "session", "version": 4, "id": "bench", "createdAt": 1760000000000,
-              "cwd": "/work"}
+              "cwd": "/work", "isSeeded": False, "delegationDepth": 0}
     seq = first_seq
     with open(path, "w", encoding="utf-8", buffering=1 << 20) as out:
         out.write(sl.encode(header) + "\n")
         templates = []
         for event in events:
-            text = sl.encode({"type": event["type"], "seq": 0, "time": event["time"],
-                              "data": event["data"]})
+            text = sl.encode({**event, "seq": 0})
             templates.append(text.replace('"turn":1', '"turn":%TURN%').replace(
                 '"seq":0', '"seq":%SEQ%'))
         for turn in range(1, turns + 1):
@@ -121,6 +123,42 @@ def _renumber(events: list[dict[str, Any]], turns: int, path: Path, first_seq: i
                 out.write("\n")
                 seq += 1
     return seq - first_seq
+
+
+def _zstd(path: Path, out: Path, frame_bytes: int = 4 << 20) -> None:
+    """``path`` as concatenated zstd frames of about ``frame_bytes`` each (cut at lines)."""
+    import zstandard
+
+    compressor = zstandard.ZstdCompressor(level=3, write_checksum=True)
+    with open(path, "rb") as source, open(out, "wb") as sink:
+        chunk: list[bytes] = []
+        size = 0
+        for line in source:
+            chunk.append(line)
+            size += len(line)
+            if size >= frame_bytes:
+                sink.write(compressor.compress(b"".join(chunk)))
+                chunk, size = [], 0
+        if chunk:
+            sink.write(compressor.compress(b"".join(chunk)))
+
+
+def _plain_zstd(path: Path) -> None:
+    import io
+
+    import zstandard
+
+    loads = json.loads
+    with open(path, "rb") as handle:
+        reader = zstandard.ZstdDecompressor().stream_reader(handle, read_across_frames=True)
+        for line in io.BufferedReader(reader, 1 << 20):
+            loads(line)
+
+
+def _check_file(path: Path, profile: str = "default") -> dict[str, Any]:
+    from harness.commands.check_log import check_file
+
+    return check_file(str(path), profile=profile)
 
 
 def _best(fn: Any, repeat: int) -> float:
@@ -181,7 +219,7 @@ def main() -> None:
     durable = [e.value for e in rec.record(fixture).log.events]
     turns = -(-args.events // len(durable))
     log_path = args.dir / "chunk-free.jsonl"
-    events = _renumber(durable, turns, log_path)
+    events = _renumber(durable, turns, log_path, first_seq=0)
     size = log_path.stat().st_size
     print(f"log: {events:,} events ({turns:,} turns), {size / 1e6:,.1f} MB  [{log_path}]")
 
@@ -204,6 +242,29 @@ def main() -> None:
     rss_check = _peak_rss_mb(_CHILD_CHECK, log_path)
     print(f"peak RSS: plain parse {rss_plain:.1f} MB, agent-tck check-log {rss_check:.1f} MB"
           " (goal < 100 MB)")
+
+    zst_path = args.dir / "chunk-free.jsonl.zstd"
+    _zstd(log_path, zst_path)
+    zsize = zst_path.stat().st_size
+    print(f"zstd frames: {zsize / 1e6:,.1f} MB ({size / zsize:.1f}x smaller)  [{zst_path}]")
+    unzip = cli_plain = cli_zstd = cli_dsh = float("inf")
+    for _ in range(args.repeat):
+        unzip = min(unzip, _best(lambda: _plain_zstd(zst_path), 1))
+        cli_plain = min(cli_plain, _best(lambda: _check_file(log_path), 1))
+        cli_zstd = min(cli_zstd, _best(lambda: _check_file(zst_path), 1))
+        cli_dsh = min(cli_dsh, _best(lambda: _check_file(zst_path, "dsh-v4"), 1))
+    verdicts = {p: _check_file(zst_path, p) for p in ("default", "dsh-v4")}
+    assert verdicts["default"]["valid"] and verdicts["default"]["events"] == events
+    print(f"zstd: decompress + json.loads:  {unzip:6.2f} s  {events / unzip:>12,.0f} events/s")
+    print(f"check-log (plain file, CLI path):{cli_plain:6.2f} s  ratio to plain parsing "
+          f"{plain / cli_plain:.2f}")
+    print(f"check-log (zstd, default):      {cli_zstd:6.2f} s  ratio to decompress + parse "
+          f"{unzip / cli_zstd:.2f}")
+    print(f"check-log (zstd, --profile dsh-v4): {cli_dsh:6.2f} s  ratio to decompress + parse "
+          f"{unzip / cli_dsh:.2f}  (valid: {verdicts['dsh-v4']['valid']}"
+          f"{'' if verdicts['dsh-v4']['valid'] else ', ' + verdicts['dsh-v4']['error']['code']})")
+    rss_zstd = _peak_rss_mb(_CHILD_CHECK, zst_path)
+    print(f"peak RSS: agent-tck check-log on the zstd file {rss_zstd:.1f} MB (goal < 100 MB)")
 
     chunked = chunked_events(fixture)
     chunked_path = args.dir / "chunked.jsonl"

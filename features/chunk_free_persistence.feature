@@ -313,6 +313,35 @@ Feature: Chunk-free session persistence
       | {"type":"turn/end","seq":"2","time":1760000000002,"data":{"turn":1,"reason":{"kind":"completed"}}} | INVALID_FIELD |
       | [1, 2, 3]                                                   | INVALID_FIELD  |
 
+  @CFP-031
+  Scenario: A step's answer is one assistant/message, never split across events
+    Given the session log text:
+      """
+      {"type":"session","version":4,"id":"s-1","createdAt":1760000000000,"isSeeded":false,"delegationDepth":0}
+      {"type":"turn/start","seq":0,"time":1760000000000,"data":{"turn":1}}
+      {"type":"step/start","seq":1,"time":1760000000001,"data":{"turn":1,"step":1}}
+      {"type":"assistant/message","seq":2,"time":1760000000002,"data":{"turn":1,"step":1,"message":{"id":"a1","role":"assistant","content":[{"type":"text","text":"Hel"}],"source":{"kind":"model"}}},"surfaceOp":"append"}
+      {"type":"assistant/message","seq":3,"time":1760000000003,"data":{"turn":1,"step":1,"message":{"id":"a2","role":"assistant","content":[{"type":"text","text":"lo"}],"source":{"kind":"model"}}},"surfaceOp":"append"}
+      """
+    When the implementation checks the log
+    Then the log is rejected with STEP_MESSAGE_REPEATED
+
+  @CFP-D011
+  Scenario Outline: A v4 log holds none of the syntax v4 retired
+    Given the session log text:
+      """
+      {"type":"session","version":4,"id":"s-1","createdAt":1760000000000,"isSeeded":false,"delegationDepth":0}
+      {"type":"turn/start","seq":0,"time":1760000000000,"data":{"turn":1}}
+      <line>
+      """
+    When the implementation checks the log
+    Then the log is rejected with RETIRED_SYNTAX
+
+    Examples:
+      | line |
+      | {"type":"request/header","seq":1,"time":1760000000001,"data":{"header":{"system":""},"reason":"initial"}} |
+      | {"type":"user/message","seq":1,"time":1760000000001,"data":{"id":"u1","role":"user","source":{"kind":"user"},"content":[{"type":"tool-result","toolCallId":"c1","content":[]}]},"surfaceOp":"append"} |
+
   @CFP-D005
   Scenario: Members the reader does not know survive a read and write, byte for byte
     Given the session log text:

@@ -420,6 +420,31 @@ Feature: Developer messages record tool changes bound to historical request head
     Then developer admission accepts the log
     And developer message 4 has no changes and comes before developer message 5
 
+  @DM-050
+  Scenario: A developer replacement cites every surface node it shadows
+    Given a log whose turn 1 step 1 is open
+    And system message 3 heading the surface
+    And user message 4
+    And user message 5
+    And developer message 6 with text content replacing seq 4 to 5, citing 4 and 5
+    When developer admission reads the log
+    Then developer admission accepts the log
+    Given developer message 7 with text content replacing seq 6 to 6, citing 4
+    When developer admission reads the log
+    Then developer admission rejects the log with DM_REPLACEMENT_UNCITED
+
+  @DM-051
+  Scenario: Empty developer content never replaces the protected system head
+    Given a log whose turn 1 step 1 is open
+    And system message 3 heading the surface
+    And user message 4
+    And developer message 5 with empty content replacing seq 4 to 4, citing 4
+    When developer admission reads the log
+    Then developer admission accepts the log
+    Given developer message 6 with empty content replacing seq 3 to 3, citing 3
+    When developer admission reads the log
+    Then developer admission rejects the log with DM_PROTECTED_HEAD_SHADOWED
+
   @DM-047 @DM-049
   Scenario: An addition may bind to a deferred schema, which keeps its marker
     Given a log whose turn 1 step 1 is open

@@ -28,6 +28,7 @@ from typing import Any, Final
 
 from reference_impl.errors import TckError
 from reference_impl.session_log import VOCABULARY, default_vocabulary
+from reference_impl.session_surface import Surface, replacement_range, source_seqs
 
 # ---------------------------------------------------------------------------------------------
 # Errors: a stable code, the event's seq and the rule it breaks.
@@ -59,6 +60,8 @@ ERROR_CODES: Final[Mapping[str, str]] = MappingProxyType(
         "DM_DEFINITION_AMBIGUOUS": "DM-006",
         "DM_DEFINITION_INCOMPLETE": "DM-008",
         "DM_REFERENCED_HEADER_DROPPED": "DM-025",
+        "DM_REPLACEMENT_UNCITED": "DM-050",
+        "DM_PROTECTED_HEAD_SHADOWED": "DM-051",
     }
 )
 
@@ -297,6 +300,13 @@ CONTENT_SLOTS: Final[Mapping[str, tuple[str, ...]]] = MappingProxyType(
     {"compaction/summary": ("summary", "rawOutput")}
 )
 
+#: events placed on the model surface (surfaceOp; reference_impl.session_surface)
+SURFACE_EVENTS: Final = frozenset({"system/message", "user/message", "developer/message",
+                                   "assistant/message", "tool/result"})
+
+#: events whose data may embed the step's compact raw stream (CFP-D002)
+STREAM_EVENTS: Final = frozenset({"assistant/message", "assistant/attempt"})
+
 #: event types this reader knows without the session log's extensions: the durable vocabulary
 #: and the slots above. Any type outside :func:`known_event_types` is an opaque record it never
 #: interprets.
@@ -448,6 +458,7 @@ class _Reader:
     open_steps: set[tuple[int, int]] = field(default_factory=set)
     admitted: list[AdmittedDeveloperMessage] = field(default_factory=list)
     keep_records: bool = True  # False in the session log hook: validate only, keep memory flat
+    surface: Surface = field(default_factory=Surface)  # surface seqs (one int per surface event)
 
     # -- ordinary events ----------------------------------------------------------------------
     def ordinary(self, event: Mapping[str, Json], seq: int, at: str) -> None:
@@ -470,6 +481,28 @@ class _Reader:
                 self.no_tool_changes(message.get("content"), seq, f"{at}/data{where}/content")
         for name in CONTENT_SLOTS.get(etype, ()):
             self.no_tool_changes(data.get(name), seq, f"{at}/data/{name}")
+        if etype in STREAM_EVENTS:
+            self.no_tool_changes_in_stream(data.get("stream"), seq, f"{at}/data/stream")
+
+    def no_tool_changes_in_stream(self, stream: Json, seq: int, at: str) -> None:
+        """DM-043 inside the compact stream an assistant/message or assistant/attempt embeds
+        (CFP-D002): a chunk entry's block-start ``blockType`` or block-end ``block.type``
+        (session-format-v3-to-v4 README, "embedded assistant block-start/block-end records")."""
+        if not _is_array(stream):
+            return
+        for index, entry in enumerate(stream):
+            chunk = entry.get("chunk") if _is_object(entry) else None
+            if not _is_object(chunk):
+                continue
+            kind = chunk.get("type")
+            tag = (chunk.get("blockType") if kind == "block-start" else
+                   chunk["block"].get("type") if kind == "block-end"
+                   and _is_object(chunk.get("block")) else None)
+            if tag in TOOL_CHANGES:
+                raise _reject(
+                    "DM_TOOL_CHANGE_NOT_DEVELOPER", "DM-043", seq, f"{at}/{index}/chunk",
+                    f"a {tag} block in an assistant stream; tool-change blocks are developer-only",
+                )
 
     def no_tool_changes(self, content: Json, seq: int, at: str) -> None:
         if not _is_array(content):
@@ -630,7 +663,37 @@ class _Reader:
             self.ordinary(line, seq, at)
             self.boundaries(line)
         # any other type is an opaque record: kept, never interpreted
+        if etype in SURFACE_EVENTS:
+            self.place(line, seq, etype, at)
         self.index.add(seq, etype, line)
+
+    def place(self, event: Mapping[str, Json], seq: int, etype: str, at: str) -> None:
+        """Fold one surface event into the current surface (surfaceOp append or replace)."""
+        span = replacement_range(event)
+        if span is None:
+            self.surface.append(etype, seq)
+            return
+        found = self.surface.span(*span)
+        if found is None:
+            return  # a range off the surface is the format's to refuse (check-log dsh-v4)
+        removed = self.surface.nodes[found[0]:found[1] + 1]
+        developer = etype == DEVELOPER_EVENT
+        if developer:
+            cited = source_seqs(event.get("sourceEventSeqs")) or set()
+            missing = [node for node in removed if node not in cited]
+            if missing:
+                # DM-050 "A replacement ... cites the shadowed surface nodes"
+                raise _reject("DM_REPLACEMENT_UNCITED", "DM-050", seq, f"{at}/sourceEventSeqs",
+                              f"the replacement shadows surface node(s) {missing} its "
+                              "sourceEventSeqs do not cite")
+            content = event["data"]["message"]["content"]
+            if len(content) == 0 and self.surface.protected in removed:
+                # DM-051 "Empty developer content retains its surface position without ...
+                # shadowing the protected system head"
+                raise _reject("DM_PROTECTED_HEAD_SHADOWED", "DM-051", seq, f"{at}/surfaceOp",
+                              f"empty developer content replaces the protected system head "
+                              f"(seq {self.surface.protected})")
+        self.surface.replace(found[0], found[1], etype, seq)
 
 
 def new_reader(*, keep_records: bool = True) -> _Reader:

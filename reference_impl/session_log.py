@@ -34,6 +34,8 @@ from functools import cache
 from types import MappingProxyType
 from typing import Any, Final
 
+from reference_impl import strict_json
+
 # --- the format -------------------------------------------------------------------------------
 
 #: The current session format version (CFP-013: "The session format version ... refreshed";
@@ -56,11 +58,27 @@ SEQ_GAP: Final = "SEQ_GAP"
 SEQ_DUPLICATE: Final = "SEQ_DUPLICATE"
 SEQ_DECREASE: Final = "SEQ_DECREASE"
 UNKNOWN_EVENT_TYPE: Final = "UNKNOWN_EVENT_TYPE"
+#: A line longer than the reader's bound (an endless stream such as /dev/zero ends here).
+LINE_TOO_LONG: Final = "LINE_TOO_LONG"
+#: The note-governed log checks (CFP-031..CFP-034) and the dsh-v4 profile's (DSH_*).
+STEP_MESSAGE_REPEATED: Final = "STEP_MESSAGE_REPEATED"
+RETIRED_SYNTAX: Final = "RETIRED_SYNTAX"
+#: A zstd-framed log whose last frame is torn (the shell reports it; recoverable like a torn line).
+TORN_FRAME: Final = "TORN_FRAME"
 
 ERROR_CODES: Final = (
     EMPTY_LOG, MISSING_HEADER, UNSUPPORTED_VERSION, INVALID_UTF8, MALFORMED_JSON, MISSING_FIELD,
     INVALID_FIELD, CHUNK_PERSISTED, SEQ_GAP, SEQ_DUPLICATE, SEQ_DECREASE, UNKNOWN_EVENT_TYPE,
+    LINE_TOO_LONG, STEP_MESSAGE_REPEATED, RETIRED_SYNTAX, TORN_FRAME,
 )
+
+#: Codes a loader of the source runtime recovers from when nothing after the bad line closes a
+#: turn (a torn or corrupt tail: ``session-persistence-jsonl/src/format.ts`` drops the suffix,
+#: ``session-format-v1-to-v2/src/codec.ts`` refuses it when a later row is ``turn/end``).
+RECOVERABLE_CODES: Final = frozenset({
+    INVALID_UTF8, MALFORMED_JSON, MISSING_FIELD, INVALID_FIELD, SEQ_GAP, SEQ_DUPLICATE,
+    SEQ_DECREASE, TORN_FRAME,
+})
 
 
 @dataclass(frozen=True)
@@ -114,6 +132,14 @@ class Admission:
     def admit(self, event: Mapping[str, Any], line: int) -> Problem | None:  # pragma: no cover
         return None
 
+    def header(self, value: Mapping[str, Any], line: int) -> Problem | None:
+        """Called once with the accepted session header (before any event)."""
+        return None
+
+    def finish(self, line: int) -> Problem | None:
+        """Called once after the last event (``line`` is the last line's number)."""
+        return None
+
 
 AdmissionFactory = Callable[[], Admission]
 
@@ -142,9 +168,18 @@ class Vocabulary:
 # --- cheap field checks (one isinstance per field: the reader's hot path) ---------------------
 
 
+#: Largest integer a JSON reader in every language holds exactly (2**53 - 1): seq, turn and
+#: step numbers beyond it (1e300) are not counts.
+SAFE_INTEGER: Final = 2**53 - 1
+
+
 def _is_int(value: Any) -> bool:
-    # bool is not an int here; 2.0 is (JSON does not tell 2 from 2.0, and neither do we).
-    return type(value) is int or (type(value) is float and value.is_integer())
+    # bool is not an int here; 2.0 is (JSON does not tell 2 from 2.0, and neither do we), but
+    # 1e300 and -0.0 are not integers a log counts with.
+    if type(value) is int:
+        return -SAFE_INTEGER <= value <= SAFE_INTEGER
+    return (type(value) is float and value.is_integer() and abs(value) <= SAFE_INTEGER
+            and math.copysign(1.0, value) > 0)
 
 
 def _is_number(value: Any) -> bool:
@@ -352,6 +387,29 @@ class Event:
 
 
 @dataclass(frozen=True)
+class Tail:
+    """A torn or corrupt tail a loader of the source runtime drops (``check(recover=True)``).
+
+    ``error`` is the first problem; no later line closes a turn, so the runtime keeps the events
+    before ``error.line`` and drops lines ``error.line``..``last_line`` (format.ts
+    ``SessionLogScanner``: a committed row that cannot be decoded ends the accepted prefix unless
+    a later ``turn/end`` makes it corruption).
+    """
+
+    error: LogError
+    last_line: int
+
+    def to_json(self) -> dict[str, Any]:
+        dropped = self.last_line - self.error.line + 1
+        return {"code": "RECOVERABLE_TAIL", "line": self.error.line,
+                **({"seq": self.error.seq} if self.error.seq is not None else {}),
+                "droppedLines": dropped, "cause": self.error.to_json(),
+                "message": f"{self.error}; no later line closes a turn, so a loader keeps the "
+                           f"events before line {self.error.line} and drops {dropped} line(s) "
+                           f"from there to the end (a torn or corrupt tail)"}
+
+
+@dataclass(frozen=True)
 class Summary:
     """What ``check`` reports for an accepted log."""
 
@@ -360,10 +418,28 @@ class Summary:
     first_seq: int | None
     last_seq: int | None
     final_newline: bool = True
+    tail: Tail | None = None  # a recoverable tail (check(recover=True) only)
+    lines: int = 0  # lines read, the header included
 
     def to_json(self) -> dict[str, Any]:
         return {"valid": True, "version": self.version, "events": self.events,
                 "firstSeq": self.first_seq, "lastSeq": self.last_seq}
+
+    def warnings(self) -> list[dict[str, Any]]:
+        """What a loader of the source runtime drops from this accepted log (check-log says)."""
+        warnings = []
+        if self.tail is not None:
+            warnings.append(self.tail.to_json())
+        elif not self.final_newline:
+            # format.ts SessionLogScanner.finish: "ignoring a final record without a newline
+            # as a torn tail". CFP-D006: not an error; said, because a loader drops the line.
+            warnings.append({
+                "code": "TORN_FINAL_LINE", "line": self.lines,
+                **({"seq": self.last_seq} if self.last_seq is not None else {}),
+                "message": f"line {self.lines} has no final newline: valid here, but the source "
+                           "runtime's loader drops a final line without a newline as a torn "
+                           "write"})
+        return warnings
 
 
 # --- the streaming reader ---------------------------------------------------------------------
@@ -374,6 +450,8 @@ def _utf8_error(exc: UnicodeDecodeError, line: int) -> LogRejected:
 
 
 def _json_error(exc: ValueError, text: str, line: int) -> LogRejected:
+    # CFP-D006: not JSON (NaN, Infinity, duplicate keys, lone surrogates, nesting deeper than
+    # strict_json.MAX_DEPTH, numbers out of range included: strict_json says which).
     what = "a blank line" if not text.strip() else "not valid JSON"
     return LogRejected(LogError(MALFORMED_JSON, line, f"{what} ({exc})"))
 
@@ -387,9 +465,24 @@ def _decode(raw: bytes, line: int) -> str:
 
 def _parse(text: str, line: int) -> Any:
     try:
-        return json.loads(text)
+        return strict_json.loads(text)
     except ValueError as exc:
         raise _json_error(exc, text, line) from None
+
+
+def version_refusal(version: Any) -> str:
+    """CFP-014/015, CFP-D001: what the file is, why it is refused, and what migrates it."""
+    found = f"session format version {version} found, version {FORMAT_VERSION} expected"
+    if _is_int(version) and 0 <= version < FORMAT_VERSION:
+        return (f"{found}: a released older format (v{int(version)}). The note rejects "
+                "non-current stored logs as they are; the source runtime migrates a v0-v3 file "
+                "to v4 when it opens it (session-format-v3-to-v4 and the earlier edges), beside "
+                "the unchanged original. Open it once with the source runtime, or migrate it, "
+                "then check the v4 file")
+    if _is_int(version) and version > FORMAT_VERSION:
+        return (f"{found}: a newer format than this reader knows. The note rejects non-current "
+                "stored logs; a newer file needs a newer reader, never a downgrade")
+    return f"{found}: not a format version"
 
 
 def _check_header(value: Any, line: int) -> int:
@@ -404,11 +497,7 @@ def _check_header(value: Any, line: int) -> int:
         raise LogRejected(LogError(INVALID_FIELD, line, "header.version must be an integer"))
     # CFP-014/015: "non-current stored logs are rejected" - older and newer alike, as-is.
     if version != FORMAT_VERSION:
-        which = "an older" if version < FORMAT_VERSION else "a newer"
-        raise LogRejected(LogError(
-            UNSUPPORTED_VERSION, line,
-            f"session format version {version} found, version {FORMAT_VERSION} expected "
-            f"({which} format; migrate it explicitly before reading)"))
+        raise LogRejected(LogError(UNSUPPORTED_VERSION, line, version_refusal(version)))
     for key, check, what in (("id", str, "a string"), ("createdAt", None, "a number")):
         if key not in value:
             raise LogRejected(LogError(MISSING_FIELD, line, f"header.{key} is required"))
@@ -424,11 +513,12 @@ def _check_header(value: Any, line: int) -> int:
 class _Events:
     """The per-log reader state: previous seq, validators and admission instances."""
 
-    __slots__ = ("every", "prev", "typed", "validators")
+    __slots__ = ("admissions", "every", "prev", "typed", "validators")
 
     def __init__(self, vocabulary: Vocabulary) -> None:
         self.validators = vocabulary.validators
         admissions = [factory() for factory in vocabulary.admissions]
+        self.admissions = tuple(admissions)
         self.every = tuple(a for a in admissions if a.types is None)
         typed: dict[str, list[Admission]] = {}
         for admission in admissions:
@@ -437,13 +527,24 @@ class _Events:
         self.typed = {kind: tuple(found) for kind, found in typed.items()}
         self.prev: int | None = None
 
+    def header(self, value: Mapping[str, Any], line: int) -> None:
+        for admission in self.admissions:
+            if problem := admission.header(value, line):
+                raise LogRejected(LogError(problem[0], line, f"header: {problem[1]}"))
+
+    def finish(self, line: int) -> None:
+        for admission in self.admissions:
+            if problem := admission.finish(line):
+                raise LogRejected(LogError(problem[0], line, f"end of log: {problem[1]}",
+                                           self.prev))
+
     def check(self, value: Any, line: int) -> tuple[int, str]:
         """Validate one event envelope and its data; returns (seq, type)."""
         if type(value) is not dict:
             raise LogRejected(LogError(INVALID_FIELD, line, "an event must be a JSON object"))
         kind = value.get("type")
         seq = value.get("seq")
-        seq_known = seq if type(seq) is int or _is_int(seq) else None
+        seq_known = seq if _is_int(seq) else None
         if kind is None:
             raise LogRejected(LogError(MISSING_FIELD, line, "type is required", seq_known))
         if type(kind) is not str:
@@ -511,39 +612,81 @@ def _lines(lines: Iterable[bytes]) -> Iterator[tuple[int, bytes, bool]]:
             yield number, raw, False
 
 
-def check(lines: Iterable[bytes], vocabulary: Vocabulary = VOCABULARY) -> Summary:
+def check(
+    lines: Iterable[bytes], vocabulary: Vocabulary = VOCABULARY, *, recover: bool = False
+) -> Summary:
     """Validate a whole log in one pass without building event values (``agent-tck check-log``).
 
     ``lines`` are raw byte lines as a binary file yields them. Raises :class:`LogRejected` with
-    the first problem.
+    the first problem. With ``recover``, a problem of :data:`RECOVERABLE_CODES` that no later
+    ``turn/end`` follows is a recoverable tail: the summary covers the events before it and
+    carries the :class:`Tail` (what a loader of the source runtime drops).
     """
-    loads = json.loads
+    loads = strict_json.loads
     state = _Events(vocabulary)
     checker = state.check
     version: int | None = None
     count = 0
     first: int | None = None
+    last: int | None = None
     raw = b"\n"
-    # The hot loop: the newline stays on the line (JSON whitespace), nothing is copied.
-    for number, raw in enumerate(lines, start=1):
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise _utf8_error(exc, number) from None
-        try:
-            value = loads(text)
-        except ValueError as exc:
-            raise _json_error(exc, text, number) from None
-        if version is None:
-            version = _check_header(value, number)
-            continue
-        seq, _ = checker(value, number)
-        if first is None:
-            first = seq
-        count += 1
+    number = 0
+    rows = iter(lines)
+    try:
+        # The hot loop: the newline stays on the line (JSON whitespace), nothing is copied.
+        for number, raw in enumerate(rows, start=1):
+            try:
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise _utf8_error(exc, number) from None
+            try:
+                value = loads(text)
+            except ValueError as exc:
+                raise _json_error(exc, text, number) from None
+            if version is None:
+                version = _check_header(value, number)
+                state.header(value, number)
+                continue
+            last, _ = checker(value, number)
+            if first is None:
+                first = last
+            count += 1
+    except LogRejected as exc:
+        if not (recover and version is not None and exc.error.code in RECOVERABLE_CODES):
+            raise
+        end = _scan_tail(exc.error, rows, exc.error.line)
+        state.finish(exc.error.line - 1)
+        return Summary(version, count, first, last, True, Tail(exc.error, end), end)
     if version is None:
         raise LogRejected(LogError(EMPTY_LOG, 1, "the log is empty: no session header"))
-    return Summary(version, count, first, state.prev, raw.endswith(b"\n"))
+    state.finish(count + 1)
+    return Summary(version, count, first, last, raw.endswith(b"\n"), None, number)
+
+
+def _scan_tail(error: LogError, rows: Iterator[bytes], bad_line: int) -> int:
+    """Read past a bad line: a later ``turn/end`` makes it corruption (raised, naming both
+    lines); retired v4 syntax stays a hard refusal there too (retired-syntax.ts). Returns the
+    last line's number."""
+    from reference_impl.session_ext_log_rules import retired_syntax
+
+    line = bad_line
+    for line, raw in enumerate(rows, start=bad_line + 1):  # the last count is returned
+        try:
+            value = strict_json.loads(raw)
+        except ValueError:
+            continue
+        if type(value) is not dict or type(value.get("data")) is not dict:
+            continue
+        kind = value.get("type")
+        seq = value.get("seq") if _is_int(value.get("seq")) else None
+        if kind == "turn/end":
+            raise LogRejected(LogError(
+                error.code, error.line,
+                f"{error.message}; a later turn/end (line {line}) follows it, so this is "
+                "corruption inside the log, not a recoverable tail", error.seq))
+        if type(kind) is str and (problem := retired_syntax(kind, value["data"])):
+            raise LogRejected(LogError(problem[0], line, f"{kind}: {problem[1]}", seq))
+    return line
 
 
 @dataclass(frozen=True)
@@ -565,18 +708,22 @@ def iter_log(
     """
     state = _Events(vocabulary)
     header_seen = False
+    last = 1
     for number, raw, _ in _lines(lines):
         text = _decode(raw, number)
         value = _parse(text, number)
         if not header_seen:
             _check_header(value, number)
+            state.header(value, number)
             header_seen = True
             yield Header(value, text)
             continue
         seq, kind = state.check(value, number)
+        last = number
         yield Event(number, seq, kind, value, text)
     if not header_seen:
         raise LogRejected(LogError(EMPTY_LOG, 1, "the log is empty: no session header"))
+    state.finish(last)
 
 
 def read(lines: Iterable[bytes], vocabulary: Vocabulary = VOCABULARY) -> Log:

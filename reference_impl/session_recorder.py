@@ -31,6 +31,7 @@ from types import MappingProxyType
 from typing import Any, Final
 
 from reference_impl import session_log as sl
+from reference_impl.dsh_v4 import SURFACE_TYPES
 from reference_impl.errors import TckError
 
 FIXTURE_KIND: Final = "agent-tck/replay-fixture"
@@ -241,8 +242,10 @@ def parse_fixture(raw: Any) -> Fixture:
 
 
 def _passthrough(entry: Any, where: str, vocabulary: sl.Vocabulary) -> Mapping[str, Any]:
-    if type(entry) is not dict or set(entry) - {"type", "time", "data", "ignorable"}:
-        raise _invalid("an event entry has type, time, data and optionally ignorable", where)
+    if type(entry) is not dict or set(entry) - {"type", "time", "data", "ignorable",
+                                                "sourceEventSeqs", "surfaceOp"}:
+        raise _invalid("an event entry has type, time, data and optionally ignorable, "
+                       "sourceEventSeqs and surfaceOp", where)
     kind = entry.get("type")
     if type(kind) is not str:
         raise _invalid("type must be a string", f"{where}/type")
@@ -325,9 +328,10 @@ def _record(entry: Mapping[str, Any], stream: _Stream) -> tuple[str, dict[str, A
 def record(raw_fixture: Any, vocabulary: sl.Vocabulary = sl.VOCABULARY) -> Recording:
     """Run a replay fixture through the recorder."""
     fixture = parse_fixture(raw_fixture)
-    builder = sl.LogBuilder(
-        {"type": sl.HEADER_TYPE, "version": sl.FORMAT_VERSION, **fixture.session},
-        (), fixture.first_seq)
+    # The canonical v4 shape (dsh_v4.HEADER_REQUIRED): a fixture's session fields win.
+    head = {"type": sl.HEADER_TYPE, "version": sl.FORMAT_VERSION, "isSeeded": False,
+            "delegationDepth": 0, **fixture.session}
+    builder = sl.LogBuilder(head, (), fixture.first_seq)
     live: list[LiveEvent] = []
     for index, item in enumerate(fixture.script):
         where = f"/script/{index}"
@@ -336,12 +340,18 @@ def record(raw_fixture: Any, vocabulary: sl.Vocabulary = sl.VOCABULARY) -> Recor
         if "event" in item:
             event = _passthrough(item["event"], f"{where}/event", vocabulary)
             extra = {"ignorable": True} if event.get("ignorable") is True else {}
+            for key in ("sourceEventSeqs", "surfaceOp"):
+                if key in event:
+                    extra[key] = event[key]
+            if event["type"] in SURFACE_TYPES:  # v4: a surface event says where it goes
+                extra.setdefault("surfaceOp", "append")
             builder = builder.append(event["type"], event["time"], event["data"], **extra)
             continue
         entry, stream, deltas = _model(item["model"], f"{where}/model")
         live.extend(deltas)
         if (written := _record(entry, stream)) is not None:
-            builder = builder.append(written[0], entry["time"], written[1])
+            extra = {"surfaceOp": "append"} if written[0] in SURFACE_TYPES else {}
+            builder = builder.append(written[0], entry["time"], written[1], **extra)
     return Recording(builder.build(), tuple(live))
 
 

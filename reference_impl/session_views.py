@@ -29,6 +29,44 @@ def _content(message: Any) -> list[Any]:
     return []
 
 
+def stream_content(stream: Any) -> list[dict[str, Any]]:
+    """The partial output a failed attempt's compact stream holds, as content blocks.
+
+    The source runtime's v4 ``assistant/attempt`` is ``{turn, step, stream}``: no message, the
+    partial output only in the stream (CFP-D002, CFP-D007). Entries ``{type: "chunk", chunk}``
+    are read by block index: a ``block-end`` chunk's ``block`` is the complete block; a block
+    with a ``block-start`` (``blockType``) and text deltas but no end is its text so far
+    (session-format-v3-to-v4/src/retired-syntax.ts names block-start/block-end). Other entries
+    are skipped. Used only where no assembled message exists (CFP-019: recoverable output).
+    """
+    if not isinstance(stream, list):
+        return []
+    started: dict[Any, dict[str, Any]] = {}
+    ended: dict[Any, dict[str, Any]] = {}
+    order: list[Any] = []
+    for entry in stream:
+        chunk = entry.get("chunk") if isinstance(entry, Mapping) else None
+        if not isinstance(chunk, Mapping):
+            continue
+        index, kind = chunk.get("index"), chunk.get("type")
+        if index not in started and index not in ended:
+            order.append(index)
+        if kind == "block-start" and isinstance(chunk.get("blockType"), str):
+            started[index] = {"type": chunk["blockType"], "text": ""}
+        elif kind == "block-end" and isinstance(chunk.get("block"), Mapping):
+            ended[index] = dict(chunk["block"])
+        elif isinstance(chunk.get("text"), str) and index in started:
+            started[index]["text"] += chunk["text"]
+    out = []
+    for index in order:
+        if index in ended:
+            out.append(ended[index])
+        elif index in started and started[index]["text"] and started[index]["type"] in (
+                "text", "reasoning"):
+            out.append(started[index])
+    return out
+
+
 def transcript(log: sl.Log) -> list[dict[str, Any]]:
     """CFP-021/022/019, CFP-D008: the loaded transcript, one entry per visible message.
 
@@ -36,7 +74,8 @@ def transcript(log: sl.Log) -> list[dict[str, Any]]:
     * ``assistant/message`` -> ``{"role":"assistant","content","status":"complete"}``, or
       ``"interrupted"`` when the stream was aborted;
     * ``assistant/attempt`` with partial content -> ``{"role":"assistant","content",
-      "status":"failed"}`` (CFP-019: partial output stays visible for recovery);
+      "status":"failed"}`` (CFP-019: partial output stays visible for recovery); the content
+      is the attempt's message, or, for a v4 attempt with only a stream, :func:`stream_content`;
     * ``tool/result`` -> ``{"role":"tool","toolCallId","isError","content"}``.
 
     An assistant record without content shows nothing (CFP-020, CFP-D008). Every other event
@@ -50,6 +89,8 @@ def transcript(log: sl.Log) -> list[dict[str, Any]]:
         elif kind in ("assistant/message", "assistant/attempt"):
             data = _data(event)
             content = _content(data.get("message"))
+            if kind == "assistant/attempt" and "message" not in data:
+                content = stream_content(data.get("stream"))  # a v4 attempt: {turn, step, stream}
             if not content:
                 continue
             if kind == "assistant/attempt":

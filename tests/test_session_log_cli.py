@@ -26,7 +26,9 @@ def logs(tmp_path: Path) -> dict[str, Path]:
     paths["good"].write_text(GOOD, encoding="utf-8")
     paths["chunky"].write_text(CHUNKY, encoding="utf-8")
     paths["old"].write_text(GOOD.replace('"version":4', '"version":3'), encoding="utf-8")
-    paths["binary"].write_bytes(GOOD.encode() + b'{"type":"x\xff"}\n')
+    # a corrupt line a later turn/end follows: corruption, not a recoverable tail
+    paths["binary"].write_bytes(GOOD.encode() + b'{"type":"x\xff"}\n' + GOOD.splitlines()[-1]
+                                .replace('"seq":2', '"seq":4').encode() + b"\n")
     return paths
 
 

@@ -232,6 +232,23 @@ def dev_empty(dm: dict[str, Any], seq: int) -> None:
     dm["log"].event(seq, "developer/message", developer_data(seq, [], None))
 
 
+@given(parsers.parse("system message {seq:d} heading the surface"))
+def system_head(dm: dict[str, Any], seq: int) -> None:
+    dm["log"].event(seq, "system/message", {"turn": 1, "step": 1, "message": ordinary(
+        "system", [{"type": "text", "text": "You are helpful."}])}, surfaceOp="append")
+
+
+@given(parsers.re(r"developer message (?P<seq>\d+) with (?P<what>empty|text) content replacing "
+                  r"seq (?P<start>\d+) to (?P<end>\d+), citing (?P<cited>[0-9, and]+)$"))
+def dev_replacement(  # noqa: PLR0917 - one argument per captured group of the step
+    dm: dict[str, Any], seq: str, what: str, start: str, end: str, cited: str
+) -> None:
+    content = [] if what == "empty" else [{"type": "text", "text": "note"}]
+    dm["log"].event(int(seq), "developer/message", developer_data(int(seq), content, None),
+                    surfaceOp={"op": "replace", "startSeq": int(start), "endSeq": int(end)},
+                    sourceEventSeqs=[int(n) for n in split_list(cited)])
+
+
 @given(parsers.parse("developer message {seq:d} adding search bound to header {header:d} with an "
                      "inline tool field set to {value}"))
 def dev_inline(dm: dict[str, Any], seq: int, header: int, value: str) -> None:

@@ -1,9 +1,15 @@
 """``agent-tck check-log FILE...``: validate chunk-free session logs (chunk-free-persistence).
 
-Each file is read once, as a stream, by :func:`reference_impl.session_log.check`; memory stays
-flat however long the log. Human output by default, ``--format json`` for tools. Exit status 0
-when every file is a valid log, 1 otherwise (a file that cannot be read counts as invalid).
-``-`` reads standard input.
+Each file is read once, as a stream, in bounded chunks, by
+:func:`reference_impl.session_log.check`; memory stays flat however long the log, and no line may
+exceed ``--max-line-bytes`` (an endless stream such as ``/dev/zero`` ends with LINE_TOO_LONG, not
+with the machine's memory). A file may be plain JSONL or zstd-framed (the source runtime's default
+``.jsonl.zstd``: concatenated frames; recognised by the frame magic, whatever the name).
+
+Verdicts: a valid log (exit 0), a valid log with warnings (exit 0: a torn final line, or a torn or
+corrupt tail the source runtime's loader drops, which the warning names), an invalid log (exit 1).
+One file's failure never costs the others their verdicts. ``--profile dsh-v4`` adds the source
+runtime's own v4 strictness (:mod:`reference_impl.session_profile_dsh`). ``-`` reads stdin.
 """
 
 from __future__ import annotations
@@ -11,55 +17,179 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Iterable, Iterator
 from typing import Any, BinaryIO
 
 CANNOT_READ = "CANNOT_READ"
+INTERNAL_ERROR = "INTERNAL_ERROR"
+
+#: Longest line read (64 MiB): far above any real event, small enough to stop an endless line.
+MAX_LINE_BYTES = 64 << 20
+CHUNK_BYTES = 1 << 20
+PROFILES = ("default", "dsh-v4")
 
 
 def register(subparsers: Any) -> None:
     p = subparsers.add_parser(
         "check-log", help="validate session logs (chunk-free format, version 4)",
-        description="Validate chunk-free session logs: header and version, no assistant/chunk, "
-                    "contiguous seq, well-formed events. Exit 0 when all are valid, 1 otherwise.")
+        description="Validate chunk-free session logs (plain or zstd-framed JSONL): header and "
+                    "version, no assistant/chunk, contiguous seq, well-formed events, the "
+                    "note-governed log rules. Exit 0 when all are valid (warnings included), "
+                    "1 otherwise.")
     p.add_argument("files", nargs="+", metavar="FILE", help="log files (JSONL); - for stdin")
     p.add_argument("--format", choices=("text", "json"), default="text")
+    p.add_argument("--profile", choices=PROFILES, default="default",
+                   help="default: what the notes require; dsh-v4: also the source runtime's "
+                        "closed header/envelope, surfaceOp, message ids and sources, turn/step "
+                        "numbering, seq from 0, deferLoading (each check cites its source file)")
+    p.add_argument("--max-line-bytes", type=int, default=MAX_LINE_BYTES, metavar="N",
+                   help=f"longest line accepted (default {MAX_LINE_BYTES})")
     p.set_defaults(func=check_log_command)
 
 
-def check_file(path: str, stdin: BinaryIO | None = None) -> dict[str, Any]:
-    """One file's verdict as JSON: ``{"path", "valid", ...summary}`` or ``{..., "error"}``."""
+def read_blocks(handle: BinaryIO, chunk: int = CHUNK_BYTES) -> Iterator[bytes]:
+    """The plain bytes of a log, ``chunk`` at a time: zstd frames (recognised by their magic)
+    are decompressed frame by frame; a last frame that ends early raises
+    LogRejected(TORN_FRAME), which the reader treats as a recoverable tail."""
+    from reference_impl import session_log as sl
+    from reference_impl.dsh_v4 import ZSTD_MAGIC
+
+    peek = getattr(handle, "peek", None)
+    head = peek(4)[:4] if peek else b""
+    if head != ZSTD_MAGIC:
+        while block := handle.read(chunk):
+            yield block
+        return
+    import zstandard
+
+    decompressor = zstandard.ZstdDecompressor()
+    frame = decompressor.decompressobj()
+    started = False
+    while compressed := handle.read(chunk):
+        while compressed:
+            try:
+                out = frame.decompress(compressed)
+            except zstandard.ZstdError as exc:
+                raise sl.LogRejected(sl.LogError(
+                    sl.TORN_FRAME, 0, f"corrupt zstd frame ({exc})")) from None
+            started = True
+            if out:
+                yield out
+            if frame.eof:
+                compressed = frame.unused_data
+                frame = decompressor.decompressobj()
+                started = False
+            else:
+                compressed = b""
+    if started:
+        raise sl.LogRejected(sl.LogError(
+            sl.TORN_FRAME, 0, "the last zstd frame ends early (a torn write)"))
+
+
+def bounded_lines(blocks: Iterable[bytes], max_line: int = MAX_LINE_BYTES) -> Iterator[bytes]:
+    """Lines (each with its ``\\n``, the last maybe without) cut from a stream of byte blocks.
+
+    A line longer than ``max_line`` raises LogRejected(LINE_TOO_LONG) as soon as it is seen, so
+    an endless line costs at most ``max_line`` plus one block. An error from ``blocks`` (a torn
+    zstd frame) is re-raised naming the line it cut.
+    """
+    from reference_impl import session_log as sl
+
+    pending = b""
+    number = 0
+    source = iter(blocks)
+    while True:
+        try:
+            block = next(source, b"")
+        except sl.LogRejected as exc:
+            raise sl.LogRejected(sl.LogError(exc.error.code, number + 1, exc.error.message)) \
+                from None
+        if not block:
+            break
+        if b"\n" not in block:  # no line ends here: keep the fragment, bounded
+            if len(pending) + len(block) > max_line:
+                raise _too_long(number + 1, max_line)
+            pending += block
+            continue
+        parts = (pending + block if pending else block).split(b"\n")
+        pending = parts.pop()
+        if max(map(len, parts)) >= max_line:
+            longest = max(range(len(parts)), key=lambda i: len(parts[i]))
+            raise _too_long(number + longest + 1, max_line)
+        number += len(parts)
+        yield from [part + b"\n" for part in parts]
+        if len(pending) > max_line:
+            raise _too_long(number + 1, max_line)
+    if pending:
+        yield pending
+
+
+def _too_long(line: int, max_line: int) -> Exception:
+    from reference_impl import session_log as sl
+
+    return sl.LogRejected(sl.LogError(
+        sl.LINE_TOO_LONG, line, f"line {line} is longer than {max_line} bytes (no newline within "
+        "the bound: not a session log, or an endless stream)"))
+
+
+def check_file(path: str, stdin: BinaryIO | None = None, *, profile: str = "default",
+               max_line: int = MAX_LINE_BYTES) -> dict[str, Any]:
+    """One file's verdict as JSON: ``{"path", "valid", ...summary}`` or ``{..., "error"}``.
+
+    Never raises: an unreadable file or an internal fault is this file's error value.
+    """
     from reference_impl import session_log as sl
 
     vocabulary = sl.default_vocabulary()
+    if profile == "dsh-v4":
+        from reference_impl import session_profile_dsh
+
+        vocabulary = session_profile_dsh.vocabulary(vocabulary)
     try:
         if path == "-":
-            summary = sl.check(stdin or sys.stdin.buffer, vocabulary)
+            blocks = read_blocks(stdin or sys.stdin.buffer)
+            summary = sl.check(bounded_lines(blocks, max_line), vocabulary, recover=True)
         else:
-            with open(path, "rb", buffering=1 << 20) as handle:
-                summary = sl.check(handle, vocabulary)
+            with open(path, "rb", buffering=CHUNK_BYTES) as handle:
+                summary = sl.check(bounded_lines(read_blocks(handle), max_line), vocabulary,
+                                   recover=True)
     except sl.LogRejected as exc:
         return {"path": path, "valid": False, "error": exc.error.to_json()}
     except OSError as exc:
         return {"path": path, "valid": False,
                 "error": {"code": CANNOT_READ, "message": exc.strerror or str(exc)}}
-    return {"path": path, **summary.to_json()}
+    except (RecursionError, MemoryError, ValueError, TypeError, KeyError) as exc:
+        return {"path": path, "valid": False,
+                "error": {"code": INTERNAL_ERROR, "message": f"{type(exc).__name__}: {exc}"}}
+    warnings = summary.warnings()
+    return {"path": path, **({"profile": profile} if profile != "default" else {}),
+            **summary.to_json(), **({"warnings": warnings} if warnings else {})}
+
+
+def _where(item: dict[str, Any]) -> str:
+    if "line" not in item:
+        return ""
+    return f": line {item['line']}" + (f" (seq {item['seq']})" if "seq" in item else "")
 
 
 def _human(result: dict[str, Any]) -> str:
     if result["valid"]:
         span = ("no events" if result["events"] == 0 else
                 f"{result['events']} events, seq {result['firstSeq']}..{result['lastSeq']}")
-        return f"{result['path']}: ok (version {result['version']}, {span})"
+        text = f"{result['path']}: ok (version {result['version']}, {span})"
+        for warning in result.get("warnings", ()):
+            text += (f"\n{result['path']}{_where(warning)}: warning {warning['code']}: "
+                     f"{warning['message']}")
+        return text
     error = result["error"]
-    where = ""
-    if "line" in error:
-        where = f": line {error['line']}" + (f" (seq {error['seq']})" if "seq" in error else "")
-    return f"{result['path']}{where}: {error['code']}: {error['message']}"
+    return f"{result['path']}{_where(error)}: {error['code']}: {error['message']}"
 
 
 def check_log_command(args: argparse.Namespace, out: Any = None) -> int:
     out = out or sys.stdout
-    results = [check_file(path) for path in args.files]
+    profile = getattr(args, "profile", "default")
+    max_line = getattr(args, "max_line_bytes", MAX_LINE_BYTES)
+    results = [check_file(path, profile=profile, max_line=max_line) for path in args.files]
     valid = all(r["valid"] for r in results)
     if args.format == "json":
         json.dump({"valid": valid, "files": results}, out, ensure_ascii=False, indent=2)
@@ -68,5 +198,7 @@ def check_log_command(args: argparse.Namespace, out: Any = None) -> int:
         for result in results:
             out.write(_human(result) + "\n")
         bad = sum(not r["valid"] for r in results)
-        out.write(f"{len(results)} file(s) checked, {bad} invalid\n")
+        warned = sum(bool(r.get("warnings")) for r in results)
+        out.write(f"{len(results)} file(s) checked, {bad} invalid"
+                  + (f", {warned} with warnings" if warned else "") + "\n")
     return 0 if valid else 1

@@ -62,16 +62,25 @@ def remove(name: str, **extra: Any) -> dict[str, Any]:
 # --- the log builder ----------------------------------------------------------------------------
 
 
+#: surface events carry surfaceOp in the source runtime's v4 (its session-format-v3-to-v4 README)
+SURFACE = {"system/message", "user/message", "developer/message", "assistant/message",
+           "tool/result"}
+
+
 class Log:
-    """A session log under construction; seq is contiguous from 1 (the session log's builder)."""
+    """A session log under construction, in the source runtime's v4 shape: seq is the row index
+    from 0, the header has isSeeded and delegationDepth, surface events carry surfaceOp."""
 
     def __init__(self, **header_extra: Any) -> None:
         self.lines: list[dict[str, Any]] = [
-            {"type": "session", "version": VERSION, "id": "s-dm", "createdAt": T0, **header_extra}
+            {"type": "session", "version": VERSION, "id": "s-dm", "createdAt": T0,
+             "isSeeded": False, "delegationDepth": 0, **header_extra}
         ]
-        self.seq = 0
+        self.seq = -1
 
     def event(self, etype: str, data: dict[str, Any], **envelope: Any) -> int:
+        if etype in SURFACE:
+            envelope.setdefault("surfaceOp", "append")
         self.seq += 1
         self.lines.append(
             {"type": etype, "seq": self.seq, "time": T0 + 1000 * self.seq, "data": data,
@@ -276,7 +285,9 @@ def binding() -> None:  # noqa: PLR0915 - one statement group per vector case re
                 "though it looks like it holds tools): the reader must not interpret it.",
                 log, "DM_HEADER_SEQ_UNKNOWN")
 
-    log = Log().open()
+    log = Log()
+    log.seq = 0  # this log numbers from 1 (CFP-D003: any origin), so seq 0 names nothing
+    log.open()
     log.header(SEARCH_V1)
     log.dev(add("search"), header_seq=0)
     admit_error(f, "dm-headerseq-before-the-first-event", ["DM-004"],
@@ -631,22 +642,22 @@ def history() -> None:  # noqa: PLR0915 - one statement group per vector case re
     d1 = log.dev(add("search"), header_seq=h)
     log.opaque()
     d2 = log.dev(add("read_file"), header_seq=h)
-    dropped = [3, 5, 6, 8]  # the four opaque records
+    dropped = [2, 4, 5, 7]  # the four opaque records
     assert [line["seq"] for line in log.lines[1:] if line["type"].startswith("x/")] == dropped
-    assert (h, d1, d2) == (4, 7, 9)
-    # by hand: seq 1, 2, 4, 7, 9 become 1..5; headerSeq 4 becomes 3; nothing else changes
-    new_seq = {1: 1, 2: 2, 4: 3, 7: 4, 9: 5}
+    assert (h, d1, d2) == (3, 6, 8)
+    # by hand: seq 0, 1, 3, 6, 8 become 0..4; headerSeq 3 becomes 2; nothing else changes
+    new_seq = {0: 0, 1: 1, 3: 2, 6: 3, 8: 4}
     migrated = [log.json()[0]]
     for line in log.json()[1:]:
         if line["seq"] in dropped:
             continue
         line["seq"] = new_seq[line["seq"]]
         if line["type"] == "developer/message":
-            line["data"]["headerSeq"] = 3
+            line["data"]["headerSeq"] = 2
         migrated.append(line)
     case(f, "dm-migration-remaps-headerseq", ["DM-025"],
          "A migration drops four obsolete ignorable records; seq is renumbered contiguously from "
-         "the first event and each headerSeq follows its request/header from seq 4 to seq 3.",
+         "the first event and each headerSeq follows its request/header from seq 3 to seq 2.",
          {"log": log.json(), "drop": dropped},
          {REMAP: out({"log": migrated})})
 
@@ -924,6 +935,31 @@ def roles() -> None:
         "compaction-summary": ("compaction/summary", lambda b: {
             "turn": 1, "step": 1, "shadowedRange": {"start": 1, "end": 2}, "summary": [b]}),
     }
+    # DM-043 inside the compact stream an assistant record embeds (CFP-D002)
+    def chunk_start(block: dict[str, Any]) -> dict[str, Any]:
+        return {"type": "chunk", "chunk": {"type": "block-start", "index": 0,
+                                           "blockType": block["type"]}}
+
+    def chunk_end(block: dict[str, Any]) -> dict[str, Any]:
+        return {"type": "chunk", "chunk": {"type": "block-end", "index": 0, "block": block}}
+
+    streams = {
+        "assistant-message-stream": ("assistant/message", add("search"), chunk_start, lambda e: {
+            "turn": 1, "step": 1, "stream": [e], "message": {
+                "id": "a-x", "role": "assistant", "content": [{"type": "text", "text": "ok"}],
+                "source": {"kind": "model", "provider": "test", "model": "test"}}}),
+        "assistant-attempt-stream": ("assistant/attempt", remove("search"), chunk_end,
+                                     lambda e: {"turn": 1, "step": 1, "stream": [e]}),
+    }
+    for label, (etype, block, entry, data) in streams.items():
+        log = Log().open()
+        log.header(SEARCH_V1)
+        log.event(etype, data(entry(block)))
+        kind = block["type"]
+        admit_error(f, f"dm-{kind}-in-{label}", ["DM-043"],
+                    f"A {kind} block inside the compact stream of an {etype} event.", log,
+                    "DM_TOOL_CHANGE_NOT_DEVELOPER")
+
     for label, (etype, data) in changes.items():
         for block in (add("search"), remove("search")):
             log = Log().open()
@@ -937,8 +973,43 @@ def roles() -> None:
 
 def empty_and_deferred() -> None:
     f = "empty-and-deferred"
-    FILES[f] = ("Empty developer content and deferred loading in the log (DM-044, DM-047..049).",
-                [])
+    FILES[f] = ("Empty developer content, surface replacements and deferred loading in the log "
+                "(DM-044, DM-047..051).", [])
+
+    def system(log: Log) -> int:
+        return log.event("system/message", {"turn": 1, "step": 1, "message": {
+            "id": f"s-{log.seq + 1}", "role": "system", "source": {"kind": "system-prompt"},
+            "content": [{"type": "text", "text": "You are helpful."}]}}, surfaceOp="append")
+
+    def replace(start: int, end: int) -> dict[str, Any]:
+        return {"surfaceOp": {"op": "replace", "startSeq": start, "endSeq": end}}
+
+    log = Log().open()
+    system(log)
+    u1 = log.user("first")
+    u2 = log.user("second")
+    d = log.dev(envelope={**replace(u1, u2), "sourceEventSeqs": [u1, u2]})
+    case(f, "dm-replacement-cites-shadowed-nodes", ["DM-050", "DM-051"],
+         "An empty developer message replaces two user messages (not the system head) and "
+         "cites both in sourceEventSeqs: admitted.",
+         {"log": log.json()}, {ADMIT: out(admitted(record(d)))})
+
+    log = Log().open()
+    system(log)
+    u1 = log.user("first")
+    u2 = log.user("second")
+    log.dev(envelope={**replace(u1, u2), "sourceEventSeqs": [u1]})
+    admit_error(f, "dm-replacement-omits-a-shadowed-node", ["DM-050"],
+                "A developer replacement shadows two user messages but cites only the first.",
+                log, "DM_REPLACEMENT_UNCITED")
+
+    log = Log().open()
+    s0 = system(log)
+    log.user("first")
+    log.dev(envelope={**replace(s0, s0), "sourceEventSeqs": [s0]})
+    admit_error(f, "dm-empty-content-over-protected-head", ["DM-051"],
+                "Empty developer content replaces the protected system head (citing it).",
+                log, "DM_PROTECTED_HEAD_SHADOWED")
 
     log = Log().open()
     h = log.header(SEARCH_V1)
