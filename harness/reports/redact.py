@@ -67,6 +67,21 @@ _HEADER_IN_TEXT = re.compile(
     )
     """
 )
+# '"password": "x"', "client_secret: x" (JSON quoted in a string, YAML, logs): the value only,
+# to its quote or to the next separator, so the rest of the line stays readable
+_FIELD_IN_TEXT = re.compile(
+    r"""(?ix)
+    (?<![A-Za-z0-9_-])
+    (?P<name>(?:[a-z0-9]+[-_])*(?:password|passwd|client[-_]?secret|secret[-_]?access[-_]?key
+            |access[-_]?token|refresh[-_]?token|session[-_]?token|auth[-_]?token
+            |private[-_]?key))
+    (?P<sep>\\?["']?\s*:\s*)
+    (?:
+        (?P<q>\\?["'])(?P<quoted>(?:(?!(?P=q)).)*)(?P=q)
+      | (?P<bare>[^\s,;}&"'<>]+)
+    )
+    """
+)
 _AWS_KEY_ID = re.compile(r"(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA|AROA|AIDA)[A-Z0-9]{16}"
                          r"(?![A-Za-z0-9])")
 _GITHUB_TOKEN = re.compile(r"(?<![A-Za-z0-9])gh[pousr]_[A-Za-z0-9]{30,}")
@@ -118,6 +133,15 @@ def redact_text(text: str, *, salt: bytes | None = None) -> str:
         return f"{m.group('name')}{m.group('sep')}{_mask(rest.strip(), salt)}"
 
     text = _HEADER_IN_TEXT.sub(header, text)
+
+    def field(m: re.Match[str]) -> str:
+        if m.group("q") is not None:
+            q = m.group("q")
+            return f"{m.group('name')}{m.group('sep')}{q}{_mask(m.group('quoted'), salt)}{q}"
+        return f"{m.group('name')}{m.group('sep')}{_mask(m.group('bare'), salt)}"
+
+    if ":" in text:
+        text = _FIELD_IN_TEXT.sub(field, text)
     if "://" in text:
         text = _USERINFO.sub(lambda m: f"{m.group(1)}{_mask(m.group(2), salt)}@", text)
     if "=" in text:
