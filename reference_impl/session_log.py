@@ -12,7 +12,9 @@ format version is 4, DSH's current writer (CFP-D001).
 
 The reader is sans-I/O and streams: it consumes an iterable of raw byte lines (the caller opens
 the file) and keeps O(1) state (the previous ``seq`` and the admission hooks' own state), so memory
-stays flat however long the log. Each line costs one ``json.loads`` plus a few dictionary lookups:
+stays flat however long the log. Each line costs one strict JSON parse (``strict_json.loads``:
+NaN, Infinity, duplicate keys, lone surrogates, over-deep nesting and out-of-range numbers are
+MALFORMED_JSON, never a traceback) plus a few dictionary lookups:
 there is no JSON Schema validation per line (the schemas in ``vectors/schema/session-log-*.json``
 document the same shapes for other languages).
 

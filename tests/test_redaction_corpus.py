@@ -111,6 +111,9 @@ def test_no_secret_of_the_corpus_reaches_any_artifact_or_stream(
     ("https://h/o?X-Amz-Security-Token=tok123&X-Goog-Signature=sig456", "tok123"),
     ("https://h/o?X-Amz-Security-Token=tok123&X-Goog-Signature=sig456", "sig456"),
     ("form: user=a&password=hunter2", "hunter2"),
+    ('log: {"password": "hunter2", "user": "a"}', "hunter2"),
+    ("db_password: hunter2, host: db", "hunter2"),
+    ('quoted {\\"client_secret\\": \\"cs-123\\"}', "cs-123"),
     ("ssh://git:pa55word@example.org/repo", "pa55word"),
     ("temporary ASIAZZZZ1234567890AB in a log", "ASIAZZZZ1234567890AB"),
     ("google AIzaSyA1234567890abcdefghijklmnopqrstu", "AIzaSyA1234567890abcdefghijklmnopqrstu"),
@@ -142,3 +145,34 @@ def test_ordinary_text_is_left_alone(text: str) -> None:
                                    "secretary", "keyword"])
 def test_ordinary_fields_are_left_alone(field: str) -> None:
     assert redact({field: "v"}) == {field: "v"}
+
+
+def test_no_secret_of_the_corpus_reaches_a_run_s_report_files(tmp_path: Path) -> None:
+    """The runner's artifacts (results.jsonl and every view rendered from it) go through the
+    same redaction: the corpus planted in a case's message, transcript, input and output."""
+    from reports_sample_runs import case, footer, header
+
+    from harness.reports import write_all
+
+    c = CORPUS
+    url = (f"https://{c['userinfo']}@h/p?key={c['query-key']}&token={c['query-token']}"
+           f"&password={c['query-password']}&sig={c['query-sig']}&X-Amz-Credential="
+           f"{c['amz-credential']}&X-Amz-Signature={c['amz-signature']}")
+    text = "\n".join([  # one shape a line: each rule must catch its own
+        f"keys {c['anthropic']} {c['openai']} {c['aws-key-id']} {c['github']}",
+        f"Bearer {c['bearer']}", f"x-api-key: {c['x-api-key']}", f"Cookie: {c['cookie']}",
+        f'body {{"api_key": "{c["json-api-key"]}", "password": "{c["json-password"]}", '
+        f'"client_secret": "{c["json-secret"]}"}}'])
+    cases = [case(1, "planted", ["BO-001"], "errored",
+                  message=f"adapter crashed: connect to {url} ({text})",
+                  transcript=[f"stderr: {text}", f"> POST {url}",
+                              f"authorization: Bearer {CORPUS['bearer']}"],
+                  input={"api_key": CORPUS["json-api-key"], "url": url,
+                         "nested": {"password": CORPUS["json-password"]}},
+                  actual={"output": {"client_secret": CORPUS["json-secret"], "note": text}})]
+    write_all(tmp_path, [header(), *cases, footer(cases)])
+    found = {p.name: leaks(p.read_text(encoding="utf-8")) for p in tmp_path.rglob("*")
+             if p.is_file()}
+    assert {name for name, shapes in found.items()} >= {"results.jsonl", "junit.xml",
+                                                        "summary.md", "report.html"}
+    assert {name: shapes for name, shapes in found.items() if shapes} == {}

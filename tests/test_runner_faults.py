@@ -181,7 +181,9 @@ def test_stderr_of_earlier_cases_stays_out_of_a_later_transcript(fake_adapter):
     cases = [echo_case(f"case-{i}") for i in range(10)] + [echo_case("last")]
     records = run(fake_adapter("fake", "stderr", "crash:last"), cases)
     noise = [line for line in records[-1]["transcript"] if "some noise" in line]
-    assert 1 <= len(noise) <= 2  # its own (and at most one late line of the case before)
+    # its own line, and never the backlog of the ten cases before (a line written just before
+    # the previous reply may still be in the pipe when this case starts: how many is timing)
+    assert 1 <= len(noise) < 5
 
 
 def test_a_kill_reaches_what_a_shell_wrapper_started(fake_adapter, tmp_path):
@@ -195,8 +197,12 @@ def test_a_kill_reaches_what_a_shell_wrapper_started(fake_adapter, tmp_path):
         assert isinstance(target.call("tck.echo", 1, "bad"), Errored)
     finally:
         target.close()
-    time.sleep(0.2)
-    left = subprocess.run(["pgrep", "-f", marker], capture_output=True, text=True, check=False)
+    for _ in range(1000):  # wait for the condition (bounded), not for a fixed time
+        left = subprocess.run(["pgrep", "-f", marker], capture_output=True, text=True,
+                              check=False)
+        if left.stdout.strip() == "":
+            break
+        time.sleep(0.01)
     assert left.stdout.strip() == "", "the adapter under `sh -c` outlived the kill"
 
 

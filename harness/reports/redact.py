@@ -67,6 +67,24 @@ _HEADER_IN_TEXT = re.compile(
     )
     """
 )
+# '"password": "x"', "client_secret: x" (JSON quoted in a string, YAML, logs): the value only,
+# to its quote or to the next separator, so the rest of the line stays readable
+_FIELD_IN_TEXT = re.compile(
+    r"""(?ix)
+    (?<![A-Za-z0-9_-])
+    (?P<name>(?:[a-z0-9]+[-_])*(?:password|passwd|client[-_]?secret|secret[-_]?access[-_]?key
+            |access[-_]?token|refresh[-_]?token|session[-_]?token|auth[-_]?token
+            |private[-_]?key))
+    (?P<sep>\\?["']?\s*:\s*)
+    (?:
+        (?P<q>\\?["'])(?P<quoted>(?:(?!(?P=q)).)*)(?P=q)
+      | (?P<bare>[^\s,;}&"'<>]+)
+    )
+    """
+)
+_AWS_PREFIXES = ("AKIA", "ASIA", "ABIA", "ACCA", "AROA", "AIDA")
+# a word every _QUERY_PARAM name holds (lower case), to skip the pattern on ordinary text
+_QUERY_WORDS = ("key", "token", "auth", "sig", "code", "passw", "pwd", "secret", "amz", "goog")
 _AWS_KEY_ID = re.compile(r"(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA|AROA|AIDA)[A-Z0-9]{16}"
                          r"(?![A-Za-z0-9])")
 _GITHUB_TOKEN = re.compile(r"(?<![A-Za-z0-9])gh[pousr]_[A-Za-z0-9]{30,}")
@@ -117,18 +135,36 @@ def redact_text(text: str, *, salt: bytes | None = None) -> str:
             return m.group(0)
         return f"{m.group('name')}{m.group('sep')}{_mask(rest.strip(), salt)}"
 
-    text = _HEADER_IN_TEXT.sub(header, text)
-    if "://" in text:
+    # each pattern runs only when a word it needs is present: most text has none of them
+    low = text.lower()
+    if "key" in low or "authorization" in low or "cookie" in low:
+        text = _HEADER_IN_TEXT.sub(header, text)
+
+    def field(m: re.Match[str]) -> str:
+        if m.group("q") is not None:
+            q = m.group("q")
+            return f"{m.group('name')}{m.group('sep')}{q}{_mask(m.group('quoted'), salt)}{q}"
+        return f"{m.group('name')}{m.group('sep')}{_mask(m.group('bare'), salt)}"
+
+    if ":" in text and any(w in low for w in ("passw", "secret", "token", "private")):
+        text = _FIELD_IN_TEXT.sub(field, text)
+    if "://" in text and "@" in text:
         text = _USERINFO.sub(lambda m: f"{m.group(1)}{_mask(m.group(2), salt)}@", text)
-    if "=" in text:
+    if "=" in text and any(w in low for w in _QUERY_WORDS):
         text = _QUERY_PARAM.sub(lambda m: f"{m.group('name')}={_mask(m.group('value'), salt)}",
                                 text)
-    text = _ANTHROPIC_KEY.sub(lambda m: "sk-ant-" + _mask(m.group(0), salt), text)
-    text = _OPENAI_KEY.sub(lambda m: "sk-" + _mask(m.group(0), salt), text)
-    text = _AWS_KEY_ID.sub(lambda m: _mask(m.group(0), salt), text)
-    text = _GITHUB_TOKEN.sub(lambda m: _mask(m.group(0), salt), text)
-    text = _GOOGLE_KEY.sub(lambda m: _mask(m.group(0), salt), text)
-    return _BEARER.sub(lambda m: f"{m.group(1)} {_mask(m.group(0), salt)}", text)
+    if "sk-" in text:
+        text = _ANTHROPIC_KEY.sub(lambda m: "sk-ant-" + _mask(m.group(0), salt), text)
+        text = _OPENAI_KEY.sub(lambda m: "sk-" + _mask(m.group(0), salt), text)
+    if any(prefix in text for prefix in _AWS_PREFIXES):
+        text = _AWS_KEY_ID.sub(lambda m: _mask(m.group(0), salt), text)
+    if "gh" in text and "_" in text:
+        text = _GITHUB_TOKEN.sub(lambda m: _mask(m.group(0), salt), text)
+    if "AIza" in text:
+        text = _GOOGLE_KEY.sub(lambda m: _mask(m.group(0), salt), text)
+    if "bearer" in low:
+        text = _BEARER.sub(lambda m: f"{m.group(1)} {_mask(m.group(0), salt)}", text)
+    return text
 
 
 def _secret_value(value: Any, salt: bytes | None) -> Any:
