@@ -223,7 +223,7 @@ def _rejected(sma_run: SmaRun, tck_target: Any, sender: str, to: str, code: str)
 @then(parsers.parse('the send from "{sender}" without an agent_id is rejected with "{code}"'))
 def _rejected_without_target(sma_run: SmaRun, tck_target: Any, sender: str, code: str) -> None:
     found = _events(sma_run, tck_target, "rejected", **{"from": sender, "to": None})
-    assert [e["reason"] for e in found] == [code], f"rejections of {sender} without agent_id: {found}"
+    assert [e["reason"] for e in found] == [code], f"{sender} without agent_id: {found}"
 
 
 @then(parsers.parse('"{agent}" reads the message "{content}" from "{sender}" '
