@@ -46,6 +46,7 @@ class Rule:
     decision: bool
     reason: str = ""
     wire: bool = False
+    level_reason: str = ""
 
     def to_json(self, covered_by: Iterable[str] = ()) -> dict[str, object]:
         return {
@@ -59,13 +60,30 @@ class Rule:
             "decision": self.decision,
             "reason": self.reason,
             "covered_by": sorted(covered_by),
+            **({"level_reason": self.level_reason} if self.level_reason else {}),
         }
+
+
+@dataclass(frozen=True)
+class Untestable:
+    """An obligation the vectors' protocol cannot observe, with the reason (never passed)."""
+
+    family: str
+    title: str
+    quote: str
+    source: str
+    reason: str
+
+    def to_json(self) -> dict[str, object]:
+        return {"family": self.family, "title": self.title, "quote": self.quote,
+                "source": self.source, "reason": self.reason}
 
 
 @dataclass(frozen=True)
 class Catalogue:
     rules: tuple[Rule, ...]
     by_id: Mapping[str, Rule] = field(repr=False)
+    untestable: tuple[Untestable, ...] = ()
 
     def family(self, name: str) -> tuple[Rule, ...]:
         return tuple(r for r in self.rules if r.family == name)
@@ -87,6 +105,7 @@ def load_catalogue(folder: Path | None = None) -> Catalogue:
 @cache
 def _load(folder: Path) -> Catalogue:
     rules: list[Rule] = []
+    untestable: list[Untestable] = []
     seen: dict[str, Path] = {}
     for path in sorted(folder.glob("*.yaml")):
         try:
@@ -120,11 +139,17 @@ def _load(folder: Path) -> Catalogue:
                     decision=entry["decision"],
                     reason=entry.get("reason", ""),
                     wire=entry.get("wire", False),
+                    level_reason=entry.get("level_reason", ""),
                 )
             )
+        untestable.extend(
+            Untestable(doc["family"], u["title"], u["quote"], u.get("source", doc["source"]),
+                       u["reason"])
+            for u in doc.get("untestable", [])
+        )
     order = {f: i for i, f in enumerate(FAMILIES)}
     rules.sort(key=lambda r: (order.get(r.family, len(order)), r.id.replace("-D", "-~")))
-    return Catalogue(tuple(rules), {r.id: r for r in rules})
+    return Catalogue(tuple(rules), {r.id: r for r in rules}, tuple(untestable))
 
 
 # ---------------------------------------------------------------------------------------------
