@@ -565,3 +565,18 @@ Feature: Developer messages record tool changes bound to historical request head
     And the request declares read_file and deferred search
     When it is projected onto Anthropic Messages
     Then the projection is rejected with UNSUPPORTED_CONTENT
+
+  # --- issue 16: adoption of an installed session ------------------------------------------------
+
+  @DM-052
+  Scenario: Adopting an installed session keeps its developer records
+    Given a log whose turn 1 step 1 is open
+    And request header 3 defining search v1
+    And user message 4
+    And request header 5 defining search v1 and read_file v1
+    And developer message 6 adding read_file bound to header 5
+    And developer message 7 removing search
+    When the log is read and written back
+    Then the written log equals the original log
+    And the written developer message 6 is still a developer-role message
+    And the written developer message 7 is still a developer-role message

@@ -666,3 +666,48 @@ Feature: Message parts keep runtime facts typed, ordered and out of the final an
     When the runtime starts an assistant_text part "a1"
     And the answer cites evidence "ev-missing"
     Then the events are rejected with "UNBACKED_CITATION" at event 2
+
+  # --- issue 16: cases no vector pinned ----------------------------------------------------------
+
+  @MP-017 @MP-035 @MP-102
+  Scenario: A turn that ends while its action is pending leaves the action pending
+    Given "alice" asks "Deploy?" in turn "t1"
+    When the runtime asks "Deploy to production?" as action "act1" with payload {"env": "prod"}
+    And the runtime completes turn "t1"
+    Then part "act1" has:
+      | pending | true |
+    And the view is "idle" and turn "t1" shows:
+      | part    | projection | display |
+      | t1.user | message    | shown   |
+      | act1    | task       | cta     |
+
+  @MP-040 @MP-039
+  Scenario: The half word an aborted reasoning summary left never takes the title
+    Given "alice" asks "Why misses?" in turn "t1"
+    When the runtime starts a reasoning_summary part "r1"
+    And the runtime streams "Checking the cac" into part "r1"
+    And the runtime aborts turn "t1"
+    Then part "r1" has no title
+
+  @MP-039
+  Scenario: A finished reasoning detail, shown, is not titled by its own text
+    Given the view's policy allows reasoning detail and the user allows it
+    And "alice" asks "6 x 7?" in turn "t1"
+    When the runtime starts a reasoning_detail part "rd1"
+    And the runtime streams "Step 1: 6 x 7 = 42." into part "rd1"
+    And the runtime completes part "rd1"
+    Then part "rd1" has no title
+
+  @MP-037 @MP-107 @MP-D008
+  Scenario: Facts that finished inside a running turn are projected once
+    Given "alice" asks "Weather?" in turn "t1"
+    When the runtime starts a tool call "c1" to "search"
+    And the runtime completes part "c1"
+    And the runtime starts a reasoning_summary part "r1"
+    And the runtime streams "Next I" into part "r1"
+    Then every part is projected exactly once
+    And the view is "active" and turn "t1" shows:
+      | part    | projection | display   |
+      | t1.user | message    | shown     |
+      | c1      | inline     | collapsed |
+      | r1      | inline     | live      |

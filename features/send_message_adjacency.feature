@@ -381,3 +381,60 @@ Feature: Adjacent agents share one Steer send_message operation
     And an idle continuable child "c4" of "root"
     When "c4" finishes its turn with "x"
     Then the scenario is rejected as invalid
+
+  # --- completeness (issue 16) ----------------------------------------------------------------
+  @SMA-054
+  Scenario: A call without agent_id fails instead of reaching the parent
+    Given a running root "root"
+    And a running continuable child "c1" of "root"
+    When "c1" sends "result: all tests pass" without an agent_id
+    And "root" reaches a step boundary
+    Then the send from "c1" without an agent_id is rejected with "MISSING_AGENT_ID"
+    And "root" reads nothing
+
+  @SMA-055
+  Scenario: A child's final answer reaches the parent only inside the settlement notice
+    Given a running root "root"
+    And a running continuable child "c1" of "root"
+    When "c1" finishes its turn with "The bug is in utils.py line 40"
+    And "root" reaches a step boundary
+    Then "root" reads these inputs in one step, in order: "settlement of c1"
+    And "root" reads the settlement of "c1" with outcome "completed" and output "The bug is in utils.py line 40"
+
+  @SMA-056
+  Scenario: An interrupt keeps accepted input and settles once
+    Given a running root "root"
+    And a running continuable child "c1" of "root"
+    And a running continuable child "g1" of "c1"
+    When "root" sends "also check the cache" to "c1"
+    And "g1" finishes its turn with "g1 done"
+    And "c1" ends with outcome "cancelled" and output "stopped early"
+    And "root" reaches a step boundary
+    And "root" sends "please resume" to "c1"
+    And "c1" reaches a step boundary
+    Then "root" reads the settlement of "c1" with outcome "cancelled" and output "stopped early"
+    And "c1" reads these inputs in one step, in order: "also check the cache", "settlement of g1", "please resume"
+
+  @SMA-057
+  Scenario: A child whose allow-list drops send_message gets no return tool instead
+    Given a running root "root"
+    When "root" spawns a continuable child "c1" with task "t" with preset "read, edit"
+    Then the request head of "c1" has system "core, env" and tools "read, edit"
+    And the request head of "c1" has no send_message
+
+  @SMA-020
+  Scenario: A child woken by an accepted message cannot be unloaded before admitting it
+    Given a running root "root"
+    And an idle continuable child "c4" of "root"
+    When "root" sends "wake up" to "c4"
+    And "c4" is unloaded
+    Then the scenario is rejected as invalid
+
+  @SMA-D011
+  Scenario: An idle root sends to its idle child
+    Given an idle root "root" at turn 2
+    And an idle continuable child "c4" of "root" at turn 2
+    When "root" sends "one more thing" to "c4"
+    And "c4" reaches a step boundary
+    Then the send from "root" to "c4" is accepted
+    And "c4" reads the message "one more thing" from "root" at turn 3 step 1

@@ -45,6 +45,8 @@ class Rule:
     #: decisions only: readings, the source runtime's fact, accepted outcomes, strictness
     #: (rules.schema.json "review"; vectors/README.md "Suite decisions")
     review: Mapping[str, object] | None = field(default=None, compare=False, hash=False)
+    #: why the level differs from the quote's modal word (tests/test_catalogue_levels.py)
+    level_reason: str = ""
 
     @property
     def strictness(self) -> str:
@@ -75,13 +77,30 @@ class Rule:
             **({"review": dict(self.review), "strictness": self.strictness}
                if self.review else {}),
             "covered_by": sorted(covered_by),
+            **({"level_reason": self.level_reason} if self.level_reason else {}),
         }
+
+
+@dataclass(frozen=True)
+class Untestable:
+    """An obligation the vectors' protocol cannot observe, with the reason (never passed)."""
+
+    family: str
+    title: str
+    quote: str
+    source: str
+    reason: str
+
+    def to_json(self) -> dict[str, object]:
+        return {"family": self.family, "title": self.title, "quote": self.quote,
+                "source": self.source, "reason": self.reason}
 
 
 @dataclass(frozen=True)
 class Catalogue:
     rules: tuple[Rule, ...]
     by_id: Mapping[str, Rule] = field(repr=False)
+    untestable: tuple[Untestable, ...] = ()
 
     def family(self, name: str) -> tuple[Rule, ...]:
         return tuple(r for r in self.rules if r.family == name)
@@ -104,6 +123,7 @@ def load_catalogue(folder: Path | None = None) -> Catalogue:
 @cache
 def _load(folder: Path, extra: tuple[Path, ...], declared: tuple[str, ...]) -> Catalogue:
     rules: list[Rule] = []
+    untestable: list[Untestable] = []
     seen: dict[str, Path] = {}
     for path in [*sorted(folder.glob("*.yaml")), *extra]:
         try:
@@ -145,11 +165,17 @@ def _load(folder: Path, extra: tuple[Path, ...], declared: tuple[str, ...]) -> C
                     reason=entry.get("reason", ""),
                     wire=entry.get("wire", False),
                     review=entry.get("review"),
+                    level_reason=entry.get("level_reason", ""),
                 )
             )
+        untestable.extend(
+            Untestable(doc["family"], u["title"], u["quote"], u.get("source", doc["source"]),
+                       u["reason"])
+            for u in doc.get("untestable", [])
+        )
     order = {f: i for i, f in enumerate(declared)}
     rules.sort(key=lambda r: (order[r.family], r.id.replace("-D", "-~")))
-    return Catalogue(tuple(rules), {r.id: r for r in rules})
+    return Catalogue(tuple(rules), {r.id: r for r in rules}, tuple(untestable))
 
 
 # ---------------------------------------------------------------------------------------------

@@ -63,6 +63,8 @@ def _rules_command(args: argparse.Namespace) -> int:
     check_families("--family", args.family, catalogue.families)
     covered = coverage(catalogue, all_citations())
     rules = [r for r in catalogue.rules if not args.family or r.family in args.family]
+    if args.untestable:
+        return _untestable(catalogue, args)
     if args.format == "json":
         json.dump([r.to_json(covered[r.id]) for r in rules], sys.stdout, indent=2,
                   ensure_ascii=False)
@@ -81,6 +83,19 @@ def _rules_command(args: argparse.Namespace) -> int:
             print(f"            {rule.level} {rule.strictness}")
     print(f"\n{len(rules)} rules; suite decisions are ours, marked 'decision', each with its "
           "level and why it is strict or lenient (--format json: the full review).")
+    return EXIT_OK
+
+
+def _untestable(catalogue: Any, args: argparse.Namespace) -> int:
+    """The obligations no vector can observe, each with its reason (reported untested)."""
+    entries = [u for u in catalogue.untestable if not args.family or u.family in args.family]
+    if args.format == "json":
+        json.dump([u.to_json() for u in entries], sys.stdout, indent=2, ensure_ascii=False)
+        sys.stdout.write("\n")
+        return EXIT_OK
+    for u in entries:
+        print(f"{u.family}: {u.title}\n  note ({u.source}): \"{u.quote}\"\n  untested: {u.reason}")
+    print(f"\n{len(entries)} obligations not testable from outside.")
     return EXIT_OK
 
 
@@ -149,6 +164,8 @@ def build_parser() -> argparse.ArgumentParser:
     rules = sub.add_parser("rules", help="print the rule catalogue")
     rules.add_argument("--format", choices=("text", "json"), default="text")
     rules.add_argument("--family", action="append", default=[], metavar="NAME")
+    rules.add_argument("--untestable", action="store_true",
+                       help="list the obligations not testable from outside, with the reason")
     rules.set_defaults(func=_rules_command)
 
     import harness.commands

@@ -17,6 +17,7 @@ from reference_impl.subagent_model import (
     ANCESTOR_BEYOND_EDGE,
     CONTINUABLE,
     DESCENDANT_BEYOND_EDGE,
+    MISSING_AGENT_ID,
     NOT_ADJACENT,
     ONE_SHOT,
     ONE_SHOT_SENDER,
@@ -48,7 +49,8 @@ class Route:
 
 
 def authorize(
-    world: World, sender_id: str, generation: int, target_id: str, *, aborted: bool = False
+    world: World, sender_id: str, generation: int, target_id: str | None, *,
+    aborted: bool = False
 ) -> Route:
     """The route of ``sendMessage(sender, target_id, ..., {signal})``.
 
@@ -64,6 +66,10 @@ def authorize(
     # SMA-007 "stale Agent objects ... are not alternate routes": only the exact live object.
     if generation != sender.generation:
         return Route(reason=STALE_SENDER)
+    # SMA-054 "The unified tool gives up the recipient-free child shortcut": a call without
+    # agent_id names no target; it fails instead of defaulting to the sender's parent.
+    if target_id is None:
+        return Route(reason=MISSING_AGENT_ID)
     target = world.get(target_id)
     # SMA-008 "unknown targets ... are not alternate routes".
     if target is None:

@@ -47,7 +47,7 @@ SIGNALS: Final = ("live", "aborted")
 class Send:
     index: int
     sender: str
-    target: str
+    target: str | None  # None: the call carried no agent_id (SMA-054)
     message: str
     generation: int | None  # the object the caller holds; None: the live one
     aborted: bool
@@ -302,12 +302,12 @@ def _action(r: _Reader, raw: Any, i: int) -> Action:
     kinds = ("send", "cancel", "boundary", "finish", "settle", "prompt", "dispose", "spawn")
     do = r.choice(raw.get("do"), f"{p}/do", kinds)
     if do == "send":
-        a = r.obj(raw, p, {"do", "from", "to", "message"}, {"generation", "signal"})
+        a = r.obj(raw, p, {"do", "from", "message"}, {"to", "generation", "signal"})
         gen = a.get("generation")
         return Send(
             i,
             r.string(a["from"], f"{p}/from", empty=False),
-            r.string(a["to"], f"{p}/to"),
+            None if "to" not in a else r.string(a["to"], f"{p}/to"),
             r.string(a["message"], f"{p}/message"),
             None if gen is None else r.integer(gen, f"{p}/generation", 1),
             r.choice(a.get("signal", "live"), f"{p}/signal", SIGNALS) == "aborted",

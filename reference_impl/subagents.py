@@ -272,14 +272,16 @@ def _send(world: World, a: Send, history: tuple[Action, ...]) -> Step:
     if generation > sender.generation:
         raise _Bad("generation", f"agent {a.sender!r} has had only {sender.generation} "
                                  f"object(s); generation {generation} never existed")
-    route = authorize(world, a.sender, generation, a.target, aborted=a.aborted)
-    if not route.accepted:
+    # SMA-054: a call without agent_id has no target; it never falls back to the parent.
+    target = a.target
+    route = authorize(world, a.sender, generation, target, aborted=a.aborted)
+    if not route.accepted or target is None:
         # SMA-014: a rejected send changes nothing: no insertion, no wake, no cold resume.
-        return world, (_obs(a.index, "rejected", **{"from": a.sender, "to": a.target,
+        return world, (_obs(a.index, "rejected", **{"from": a.sender, "to": target,
                                                      "reason": route.reason}),)
     item = AgentMessage(a.sender, a.message, a.index)
-    world, seen = _drive(world, a.target, ACCEPT_MESSAGE, a.index, item=item)
-    accepted = _obs(a.index, "accepted", **{"from": a.sender, "to": a.target})
+    world, seen = _drive(world, target, ACCEPT_MESSAGE, a.index, item=item)
+    accepted = _obs(a.index, "accepted", **{"from": a.sender, "to": target})
     return world, (*seen, accepted)
 
 

@@ -840,7 +840,7 @@ case(R, "mp-reconcile-delta-gap", ["MP-D003"],
      one_text([d("a1", "Hel", 0), d("a1", "!", 2)]),
      error="DELTA_GAP")
 
-case(R, "mp-reconcile-final-before-last-delta", ["MP-D004", "MP-088"],
+case(R, "mp-reconcile-final-before-last-delta", ["MP-D004", "MP-088", "MP-D002"],
      "Fault: the final arrives before the last delta. The final stands; the late delta is "
      "dropped, not appended.",
      one_text([d("a1", "Hel"), fin("a1", "Hello"), d("a1", "lo"), end()]),
@@ -853,7 +853,7 @@ case(R, "mp-reconcile-repeated-final", ["MP-D004", "MP-088", "MP-104"],
      parts=parts_out(("t1", "completed", [x_user(), x_text("a1", "Hi", "matched")])),
      answer=answer_out(answer_turn("t1", "completed", [seg("a1", "Hi")])))
 
-case(R, "mp-reconcile-corrected-final", ["MP-D004", "MP-088"],
+case(R, "mp-reconcile-corrected-final", ["MP-D004", "MP-088", "MP-D002"],
      "A second final that differs from the first is compared with the streamed text again "
      "and replaces the text: the first final does not stick and nothing is appended.",
      one_text([d("a1", "Hi"), fin("a1", "Hi"), fin("a1", "Hi there."), end()]),
@@ -1164,6 +1164,52 @@ case(E, "mp-answer-link-in-scope-and-repeated", ["MP-D011", "MP-062"],
       cite("ev-1"), end()],
      answer=answer_out(answer_turn("t1", "completed", [seg("a1", "See both.")],
                                    links=["art-in-scope"], citations=["ev-1"])))
+
+# --- issue 16: cases no vector pinned -----------------------------------------------------------
+
+case(K, "mp-kind-action-pending-survives-turn-end", ["MP-017", "MP-035", "MP-102"],
+     "A turn ends while its action_required step is still pending: the action stays "
+     "pending, shown as a call to action, not marked resolved.",
+     [start(), ps("act1", "action_required", prompt="Deploy to production?"),
+      *text_part("a1", "Waiting for your approval."), end()],
+     parts=parts_out(("t1", "completed", [
+         x_user(), x_action("act1", "Deploy to production?"),
+         x_text("a1", "Waiting for your approval.")])),
+     project=project_out("idle", ("t1", "completed", [
+         OK_USER, item("act1", "task", "cta"), item("a1", "message", "answer")])))
+
+case(V, "mp-view-finished-facts-once-in-running-turn", ["MP-037", "MP-107", "MP-D008"],
+     "A tool call and its result finish while the turn still runs and a reasoning part "
+     "streams: each fact has exactly one projection; none is repeated in a timeline archive.",
+     [start(), ps("c1", "tool_call", name="search"), d("c1", '{"q": "oslo"}'), pe("c1"),
+      ps("res1", "tool_result", call="c1"), d("res1", "3 hits"), pe("res1"),
+      ps("r1", "reasoning_summary"), d("r1", "Next I")],
+     project=project_out("active", ("t1", "active", [
+         OK_USER, item("c1", "inline", "collapsed"), item("res1", "inline", "collapsed"),
+         item("r1", "inline", "live")])))
+
+case(T, "mp-title-aborted-reasoning-fragment", ["MP-040", "MP-039"],
+     "A reasoning summary aborted half-way through a word has no title: the fragment it "
+     "left is never a title, only a complete reasoning summary is.",
+     [start(), ps("r1", "reasoning_summary"), d("r1", "Checking the cac"), abort()],
+     titles=titles_out(("t1", "r1", None)))
+
+case(T, "mp-title-shown-reasoning-detail-text", ["MP-039"],
+     "A finished reasoning_detail that policy and user allow to show has no title of its "
+     "own: its text is not a stable title source (only a complete reasoning summary is).",
+     [start(), ps("rd1", "reasoning_detail"), d("rd1", "Step 1: 6 x 7"),
+      fin("rd1", "Step 1: 6 x 7 = 42."), end()],
+     view={"reasoning_detail": {"policy": True, "user": True}},
+     titles=titles_out(("t1", "rd1", None)))
+
+case(T, "mp-title-hidden-reasoning-detail-text", ["MP-039", "MP-D009"],
+     "A finished reasoning_detail hidden by the user's setting has no title either: its "
+     "text never becomes one.",
+     [start(), ps("rd1", "reasoning_detail"), d("rd1", "Step 1: 6 x 7"),
+      fin("rd1", "Step 1: 6 x 7 = 42."), end()],
+     view={"reasoning_detail": {"policy": True, "user": False}},
+     titles=titles_out(("t1", "rd1", None)))
+
 
 DESCRIPTIONS = {
     "kinds": "The 11 standard parts: surface, default behaviour and fields of each kind.",

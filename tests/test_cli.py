@@ -191,6 +191,20 @@ def test_rules_json_lists_the_catalogue_with_coverage():
     assert "MUST lenient: accepts" in text and "MUST strict" in text
 
 
+def test_rules_untestable_lists_the_entries_with_their_reason():
+    text = agent_tck("rules", "--untestable")
+    assert text.returncode == 0
+    assert "Cancellation during a cold resume" in text.stdout and "untested:" in text.stdout
+    proc = agent_tck("rules", "--untestable", "--format", "json",
+                     "--family", "send-message-adjacency")
+    entries = json.loads(proc.stdout)
+    assert entries and all(e["family"] == "send-message-adjacency" and e["reason"]
+                           for e in entries)
+    new = {r["id"]: r for r in json.loads(agent_tck("rules", "--format", "json").stdout)}
+    assert any(c.startswith("vector:") for c in new["SMA-055"]["covered_by"])
+    assert new["SMA-016"]["level_reason"]
+
+
 def test_smoke_diagnoses_an_adapter(fake_adapter):
     good = agent_tck("smoke", "--impl", REFERENCE)
     assert good.returncode == 0, good.stdout

@@ -69,6 +69,8 @@ REJECTED = [
     ("g1", "g2", "NOT_ADJACENT"),  # SMA-013: cousins
     ("root", "other", "NOT_ADJACENT"),  # another tree
     ("other", "c1", "NOT_ADJACENT"),
+    ("c1", None, "MISSING_AGENT_ID"),  # SMA-054: no agent_id, never the parent
+    ("root", None, "MISSING_AGENT_ID"),
 ]
 
 

@@ -130,7 +130,7 @@ def _mutations(doc: dict) -> list[tuple[str, dict]]:
     variant("unknown agent field", lambda d: d["world"]["agents"][1].update(mailbox=True))
     variant("registry repeats", lambda d: d["world"].update(registry=["a", "a"]))
     variant("unknown action", lambda d: d["actions"].append({"do": "report", "agent": "c1"}))
-    variant("send without to", lambda d: d["actions"][0].pop("to"))
+    variant("send without message", lambda d: d["actions"][0].pop("message"))
     variant("send with source", lambda d: d["actions"][0].update(source={"kind": "x"}))
     variant("send with mode", lambda d: d["actions"][0].update(delivery="queue"))
     variant("bad signal", lambda d: d["actions"][0].update(signal="late"))

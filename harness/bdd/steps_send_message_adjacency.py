@@ -140,6 +140,12 @@ def _send(sma_run: SmaRun, sender: str, message: str, to: str, how: str,
     sma_run.actions.append(action)
 
 
+@when(parsers.parse('"{sender}" sends "{message}" without an agent_id'))
+def _send_without_target(sma_run: SmaRun, sender: str, message: str) -> None:
+    # SMA-054: the call carries a message but no agent_id (the action has no "to")
+    sma_run.actions.append({"do": "send", "from": sender, "message": message})
+
+
 @when("the caller cancels the last send")
 def _cancel(sma_run: SmaRun) -> None:
     sma_run.actions.append({"do": "cancel", "send": _sends(sma_run)[-1]})
@@ -212,6 +218,12 @@ def _accepted(sma_run: SmaRun, tck_target: Any, sender: str, to: str) -> None:
 def _rejected(sma_run: SmaRun, tck_target: Any, sender: str, to: str, code: str) -> None:
     found = _events(sma_run, tck_target, "rejected", **{"from": sender, "to": to})
     assert [e["reason"] for e in found] == [code], f"rejections {sender}->{to}: {found}"
+
+
+@then(parsers.parse('the send from "{sender}" without an agent_id is rejected with "{code}"'))
+def _rejected_without_target(sma_run: SmaRun, tck_target: Any, sender: str, code: str) -> None:
+    found = _events(sma_run, tck_target, "rejected", **{"from": sender, "to": None})
+    assert [e["reason"] for e in found] == [code], f"{sender} without agent_id: {found}"
 
 
 @then(parsers.parse('"{agent}" reads the message "{content}" from "{sender}" '

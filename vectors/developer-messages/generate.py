@@ -627,10 +627,21 @@ def history() -> None:  # noqa: PLR0915 - one statement group per vector case re
     log.assistant()
     log.end_step()
     log.step(1, 2)
-    log.header(SEARCH_V1, READ, reason="change")
+    log.header(SEARCH_V1, reason="change")
     case(f, "dm-unexposed-registry-changes-need-no-record", ["DM-024"],
-         "Two request headers differ and the registry holds tools no request exposed; no "
-         "developer record is required for any of it.",
+         "The registry holds tools no request exposed (read_file, grep) and a newer search "
+         "definition; both request headers expose the same search: no developer record is "
+         "required for any of it.",
+         {"log": log.json(), "registry": [SEARCH_V3, READ, GREP]},
+         {ADMIT: out(admitted())})
+
+    log = Log().open()
+    log.header(SEARCH_V1)
+    log.user()
+    case(f, "dm-unexposed-registry-single-header", ["DM-024"],
+         "One request header exposes search; the registry meanwhile gained read_file and grep "
+         "and changed search (never exposed): the log needs no developer record and is "
+         "admitted.",
          {"log": log.json(), "registry": [SEARCH_V3, READ, GREP]},
          {ADMIT: out(admitted())})
 
@@ -703,6 +714,19 @@ def reading() -> None:  # noqa: PLR0915 - one statement group per vector case re
          "developer record.",
          {"log": full},
          {ROUNDTRIP: out({"log": full}), ADMIT: out(expected)})
+
+    log = Log().open()
+    log.header(SEARCH_V1)
+    log.user()
+    h = log.header(SEARCH_V1, READ, reason="change")
+    log.dev(add("read_file"), header_seq=h)
+    log.dev(remove("search"))
+    case(f, "dm-adoption-keeps-developer-records", ["DM-052"],
+         "An installed session holding an addition and a removal is adopted (read and written "
+         "back): both stay developer/message records with the developer role; neither becomes "
+         "a released-V3 user record.",
+         {"log": log.json()},
+         {ROUNDTRIP: out({"log": log.json()})})
 
     log = Log().open()
     h = log.header(SEARCH_V1)
