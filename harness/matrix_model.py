@@ -65,6 +65,7 @@ class Client:
     lock: str = ""
     also: tuple[str, ...] = ()
     command: tuple[str, ...] = ()  # kind command: argv, the scenario path appended
+    timeout: float | None = None  # seconds one run may take (default: the run's --timeout)
 
 
 @dataclass(frozen=True)
@@ -131,7 +132,8 @@ def parse_registry(data: Any, where: str) -> tuple[list[Client], list[Agent]]:
             id=c["id"], package=c["package"], language=c.get("language", c["kind"]),
             kind=c["kind"], version=str(c.get("version", "")), driver=c["driver"],
             apis=tuple(c["apis"]), lock=c.get("lock", ""), also=tuple(c.get("also", ())),
-            command=tuple(c.get("command", ()))))
+            command=tuple(c.get("command", ())),
+            timeout=float(c["timeout"]) if c.get("timeout") is not None else None))
     agents = [Agent(id=a["id"], package=a["package"], reason=" ".join(a["reason"].split()))
               for a in data.get("agents", [])]
     return clients, agents

@@ -321,6 +321,7 @@ def _run_with_proxy(cell: mm.Cell, installed: Installed, settings: Settings, scr
     proxy_url = f"http://127.0.0.1:{port}"
     env = driver_env(os.environ, proxy_url, installed.env)
     timed_out = False
+    timeout = cell.column.client.timeout or settings.timeout
     try:
         driver = subprocess.Popen([*installed.argv, str(scenario_path)], cwd=folder, env=env,
                                   stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
@@ -329,7 +330,7 @@ def _run_with_proxy(cell: mm.Cell, installed: Installed, settings: Settings, scr
         output, exit_code = f"could not start the driver: {exc}", None
     else:
         try:
-            raw, _ = driver.communicate(timeout=settings.timeout)
+            raw, _ = driver.communicate(timeout=timeout)
         except subprocess.TimeoutExpired:
             timed_out = True
             _kill_group(driver)
@@ -363,7 +364,7 @@ def _run_with_proxy(cell: mm.Cell, installed: Installed, settings: Settings, scr
     requests = len(audit.get("exchanges", []))
     status, reason = mm.classify_run(exit_code=exit_code, timed_out=timed_out, stdout=output,
                                      requests=requests, audit_error=audit_error,
-                                     timeout=settings.timeout)
+                                     timeout=timeout)
     findings = tuple(scrub.value(f) for f in mm.findings_of(audit, bodies))
     return mm.Outcome(**base, status=status, reason=scrub.text(reason), requests=requests,
                       findings=findings, checked=checked, log=str(rel / "driver.log"),
