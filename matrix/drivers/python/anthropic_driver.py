@@ -27,8 +27,9 @@ def part(p):
 
 def history_message(m):
     if m["role"] == "tool":
-        return {"role": "user", "content": [{"type": "tool_result", "tool_use_id": m["tool_call_id"],
-                                             "content": [part(p) for p in m["content"]]}]}
+        result = {"type": "tool_result", "tool_use_id": m["tool_call_id"],
+                  "content": [part(p) for p in m["content"]]}
+        return {"role": "user", "content": [result]}
     return {"role": m["role"], "content": [part(p) for p in m["content"]]}
 
 

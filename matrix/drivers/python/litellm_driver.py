@@ -13,7 +13,7 @@ import sys
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # never fetch the price list
 
-import litellm  # noqa: E402
+import litellm
 
 
 def tool(t):
