@@ -37,7 +37,8 @@ class MatrixInputError(ValueError):
     """A scenario or registry entry that does not hold: names the file and JSON pointer."""
 
     def __init__(self, where: str, pointer: str, message: str) -> None:
-        super().__init__(f"{where}: {pointer or '/'}: {message}")
+        at = "" if where.startswith("--") else f" {pointer or '/'}:"  # an option: no pointer
+        super().__init__(f"{where}:{at} {message}")
         self.where, self.pointer, self.message = where, pointer, message
 
 
@@ -236,6 +237,38 @@ def findings_of(audit: Mapping[str, Any], bodies: Sequence[Any]) -> list[dict[st
     return out
 
 
+def regression_vectors(cell_id: str, api: str, audit: Mapping[str, Any],
+                       bodies: Sequence[Any], conversation_rules: Iterable[str]
+                       ) -> dict[str, Any] | None:
+    """``--save-vectors``: a wire-audit vector file (vectors/schema/vector-file.schema.json)
+    with one ``wire.check`` case per request that had per-request findings: the request body
+    as the provider received it (to be redacted by the caller) and the findings it must give.
+    Cross-request rules (WA-D006, WA-D007, WA-001) need the whole conversation and are left
+    out. None when there is nothing to save."""
+    skip = set(conversation_rules)
+    path = "/v1/messages" if api == "anthropic" else "/v1/chat/completions"
+    cases = []
+    for i, x in enumerate(audit.get("exchanges", [])):
+        found = sorted({(f["rule"], f["pointer"], f["severity"]) for f in x.get("findings", [])
+                        if f["rule"] not in skip})
+        if not found or i >= len(bodies) or not isinstance(bodies[i], Mapping):
+            continue
+        cases.append({
+            "id": f"matrix.{cell_id}.{i}".lower(),
+            "rules": sorted({r for r, _, _ in found}),
+            "description": f"agent-tck matrix: request {i} of {cell_id}, as the client sent it.",
+            "input": {"method": "POST", "url": f"http://127.0.0.1{path}",
+                      "request": {"body": bodies[i]}},
+            "expect": {"wire.check": {"output": [{"rule": r, "severity": sev, "pointer": ptr}
+                                                 for r, ptr, sev in found]}},
+        })
+    if not cases:
+        return None
+    return {"family": "wire-audit",
+            "description": f"Regression vectors from the conformance matrix run {cell_id}.",
+            "cases": cases}
+
+
 def excerpt(doc: Any, pointer: str, limit: int = 400) -> str:
     """The JSON the pointer names, compact, cut at ``limit`` characters ('' when absent)."""
     node = doc
@@ -389,7 +422,8 @@ def render_markdown(doc: Mapping[str, Any]) -> str:
                              f"{f['rule']} {f['severity']}, scenario `{f['scenario']}` request "
                              f"{f['exchange']} at `{f['pointer']}`: {_md(f['message'])}"
                              + (f" Request excerpt: `{_md(f['excerpt'])}`" if f["excerpt"]
-                                else "") + f" ([audit report]({f['report']}/report.html))")
+                                else "") + f" ([audit report]({f['report']}/report.html)"
+                             + (f", [vector]({f['vector']})" if f.get("vector") else "") + ")")
     if not any_finding:
         lines.append("None.")
     lines += ["", "## Runs that did not complete", ""]
@@ -426,7 +460,9 @@ def render_html(doc: Mapping[str, Any]) -> str:
                     f"<li>scenario <code>{e(f['scenario'])}</code>, request {f['exchange']}, "
                     f"<code>{e(f['pointer'])}</code>: {e(f['message'])}"
                     + (f"<pre>{e(f['excerpt'])}</pre>" if f["excerpt"] else "")
-                    + f' <a href="{e(f["report"])}/report.html">audit report</a></li>'
+                    + f' <a href="{e(f["report"])}/report.html">audit report</a>'
+                    + (f' <a href="{e(f["vector"])}">regression vector</a>' if f.get("vector")
+                       else "") + "</li>"
                     for f in cell["findings"])
                 details.append(f'<h3 id="{e(anchor)}">{e(rule["id"])} in {e(c["package"])} '
                                f"({e(c['language'])}, {e(c['api_name'])})</h3><ul>{items}</ul>")

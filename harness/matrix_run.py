@@ -270,6 +270,7 @@ class Settings:
     timeout: float = 90.0  # one driver run
     proxy_timeout: float = 60.0  # the audit proxy's start and stop
     audit_argv: tuple[str, ...] = (sys.executable, "-m", "harness.cli", "audit")
+    save_vectors: bool = False  # a regression vector per request with findings
 
 
 def run_cell(cell: mm.Cell, installed: Installed | InstallError, settings: Settings,
@@ -317,9 +318,30 @@ def run_cell(cell: mm.Cell, installed: Installed | InstallError, settings: Setti
                                      requests=requests, audit_error=audit_error,
                                      timeout=timeout)
     findings = tuple(scrub.value(f) for f in mm.findings_of(audit or {}, bodies))
+    if settings.save_vectors and audit:
+        findings = _save_vectors(cell, audit, bodies, findings, out=settings.out,
+                                 scrub=scrub)
     return mm.Outcome(**base, status=status, reason=scrub.text(reason), requests=requests,
                       findings=findings, checked=checked, log=str(rel / "driver.log"),
                       report=str(rel / "audit"))
+
+
+def _save_vectors(cell: mm.Cell, audit: Mapping[str, Any], bodies: Sequence[Any],
+                  findings: tuple[Mapping[str, Any], ...], *, out: Path, scrub: Scrub
+                  ) -> tuple[Mapping[str, Any], ...]:
+    from harness.audit.engine import CONVERSATION_RULES
+
+    doc = mm.regression_vectors(cell.id, cell.column.api, audit, bodies, CONVERSATION_RULES)
+    if doc is None:
+        return findings
+    rel = Path("vectors") / f"{cell.id}.json"
+    (out / "vectors").mkdir(exist_ok=True)
+    (out / rel).write_text(json.dumps(scrub.value(doc), indent=2, ensure_ascii=False) + "\n",
+                           encoding="utf-8")
+    saved = {(int(c["id"].rsplit(".", 1)[1]), o["rule"]): c["id"] for c in doc["cases"]
+             for o in c["expect"]["wire.check"]["output"]}
+    return tuple({**f, "vector": f"{rel}#{saved[f['exchange'], f['rule']]}"}
+                 if (f["exchange"], f["rule"]) in saved else f for f in findings)
 
 
 def _start_proxy(cell: mm.Cell, settings: Settings, folder: Path, upstream: str
@@ -396,6 +418,7 @@ def run_matrix(cells: Sequence[mm.Cell], agents: Sequence[mm.Agent], settings: S
     scrub = Scrub(secret_values(os.environ))
     settings.out.mkdir(parents=True, exist_ok=True)
     shutil.rmtree(settings.out / "cells", ignore_errors=True)
+    shutil.rmtree(settings.out / "vectors", ignore_errors=True)
     clients = list(dict.fromkeys(c.column.client for c in cells))
     installed: dict[str, Installed | InstallError] = {}
     for client in clients:

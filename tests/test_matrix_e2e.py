@@ -61,7 +61,7 @@ def matrix(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]
     cells = mm.plan(real, scenarios) + mm.plan(fakes, scenarios, (), ("multi-turn",))
     with mock.patch.dict(os.environ, PLANTED):
         doc = mr.run_matrix(cells, [mm.Agent("an-agent", "@x/agent", "cannot be scripted")],
-                            mr.Settings(out=out, timeout=120), jobs=2)
+                            mr.Settings(out=out, timeout=120, save_vectors=True), jobs=2)
     yield {"doc": doc, "out": out}
 
 
@@ -154,3 +154,19 @@ def test_no_planted_secret_reaches_any_artifact(matrix: dict[str, Any]) -> None:
         for name, value in PLANTED.items():
             assert value not in text, (name, path)
             assert value[12:30] not in text, (name, path)
+
+
+def test_saved_regression_vectors_give_the_findings_they_came_from(
+        matrix: dict[str, Any]) -> None:
+    from reference_impl.ops.wire import wire_check
+
+    failed = cell(matrix["doc"], "py-anthropic/anthropic", "BO-001")
+    path, _, case_id = failed["findings"][0]["vector"].partition("#")
+    vectors = json.loads((matrix["out"] / path).read_text())
+    schema = json.loads((Path(mr.MATRIX_DIR).parent / "vectors" / "schema" /
+                         "vector-file.schema.json").read_text())
+    jsonschema.Draft202012Validator(schema).validate(vectors)
+    [case] = [c for c in vectors["cases"] if c["id"] == case_id]
+    assert set(case["rules"]) == {"BO-001", "BO-002", "BO-003"}
+    for c in vectors["cases"]:
+        assert wire_check(c["input"]) == c["expect"]["wire.check"]["output"], c["id"]

@@ -35,6 +35,9 @@ def register(subparsers: Any) -> None:
     p.add_argument("--jobs", type=int, default=2, metavar="N", help="cells run at once")
     p.add_argument("--timeout", type=float, default=90.0, metavar="SECONDS",
                    help="how long one driver run may take before it is killed")
+    p.add_argument("--save-vectors", action="store_true",
+                   help="write a wire-audit regression vector for every request with findings "
+                        "(reports/matrix/vectors/), linked from its cells")
     p.add_argument("--offline", action="store_true",
                    help="install nothing: a client not installed is a could-not-run column")
     p.add_argument("--registry", type=Path, default=MATRIX_DIR / "clients.yaml",
@@ -63,7 +66,8 @@ def run(args: argparse.Namespace) -> int:
         raise HarnessError("MATRIX_INPUT", f"{exc.filename}: {exc.strerror}") from None
     if args.clients:
         agents = []
-    settings = mr.Settings(out=args.report_dir.resolve(), timeout=args.timeout)
+    settings = mr.Settings(out=args.report_dir.resolve(), timeout=args.timeout,
+                           save_vectors=args.save_vectors)
 
     def progress(message: str) -> None:
         sys.stderr.write(f"agent-tck matrix: {message}\n")
