@@ -200,6 +200,7 @@ class Outcome:
     requests: int = 0
     findings: tuple[Mapping[str, Any], ...] = ()  # rule, severity, pointer, message, exchange,
     checked: frozenset[str] = frozenset()  #         excerpt
+    unexercised: Mapping[str, str] = field(default_factory=dict)  # rule -> why (see below)
     log: str = ""  # a path, relative to the matrix folder
     report: str = ""  # the cell's audit report folder, relative to the matrix folder
 
@@ -284,6 +285,25 @@ def excerpt(doc: Any, pointer: str, limit: int = 400) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "\u2026"
 
 
+def unexercised(scenario: Mapping[str, Any], bodies: Sequence[Any]) -> dict[str, str]:
+    """Rules of ``exercised_when`` whose condition no request body meets -> why.
+
+    ``message_role: R``: some request carries a message of role R after its first message
+    (an in-history message); a client that rewrote it (as user text, or hoisted into the
+    system prompt) sent nothing the rule governs, so the rule is not exercised there."""
+    out = {}
+    for rule, cond in scenario.get("exercised_when", {}).items():
+        role = cond.get("message_role")
+        if role is None:
+            continue
+        seen = any(isinstance(b, Mapping) and isinstance(b.get("messages"), list)
+                   and any(isinstance(m, Mapping) and m.get("role") == role
+                           for m in b["messages"][1:]) for b in bodies)
+        if not seen:
+            out[rule] = f"the client sent no in-history {role} message (it rewrote it)"
+    return out
+
+
 def checked_rules(results_lines: Iterable[Mapping[str, Any]]) -> frozenset[str]:
     """The rules the audit checked on some request (results.jsonl case records)."""
     return frozenset(rid for r in results_lines if r.get("type") == "case"
@@ -310,7 +330,8 @@ def verdict(rule: str, outcomes: Sequence[Outcome], scenarios: Mapping[str, Scen
                 v.findings.append({**f, "scenario": o.scenario, "report": o.report,
                                    "log": o.log})
     naming = [o for o in outcomes if rule in scenarios[o.scenario].rules]
-    passed = [o for o in naming if o.status == "ran" and rule in o.checked]
+    passed = [o for o in naming if o.status == "ran" and rule in o.checked
+              and rule not in o.unexercised]
     broken = [o for o in naming if o.status == "could-not-run"]
     if v.findings:
         v.status = "fail"
@@ -325,6 +346,8 @@ def verdict(rule: str, outcomes: Sequence[Outcome], scenarios: Mapping[str, Scen
             v.notes.append(f"{o.scenario}: not expressible: {o.reason}")
         elif rule not in o.checked:
             v.notes.append(f"{o.scenario}: the audit does not check {rule} on this API")
+        elif rule in o.unexercised:
+            v.notes.append(f"{o.scenario}: not exercised: {o.unexercised[rule]}")
         elif not any(f["rule"] == rule for f in o.findings):
             v.notes.append(f"{o.scenario}: pass")
     if not naming and not v.findings:

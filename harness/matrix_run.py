@@ -322,7 +322,9 @@ def run_cell(cell: mm.Cell, installed: Installed | InstallError, settings: Setti
         findings = _save_vectors(cell, audit, bodies, findings, out=settings.out,
                                  scrub=scrub)
     return mm.Outcome(**base, status=status, reason=scrub.text(reason), requests=requests,
-                      findings=findings, checked=checked, log=str(rel / "driver.log"),
+                      findings=findings, checked=checked,
+                      unexercised=mm.unexercised(cell.scenario.data, bodies),
+                      log=str(rel / "driver.log"),
                       report=str(rel / "audit"))
 
 

@@ -163,3 +163,22 @@ def test_the_document_validates_and_renders() -> None:
     assert "&lt;thinking&gt;" in page
     assert "<thinking>" not in page
     assert "cannot be scripted" in page
+
+
+def test_a_rule_whose_situation_the_client_rewrote_away_is_not_exercised() -> None:
+    data = {"exercised_when": {"IHU-D001": {"message_role": "system"}}}
+    rewritten = [{"messages": [{"role": "user", "content": "q"}]},
+                 {"messages": [{"role": "user", "content": "q"},
+                               {"role": "assistant", "content": "a"},
+                               {"role": "user", "content": "q2 (system note as text)"}]}]
+    kept = [*rewritten, {"messages": [{"role": "user", "content": "q2"},
+                                      {"role": "system", "content": "note"}]}]
+    assert set(mm.unexercised(data, rewritten)) == {"IHU-D001"}
+    assert mm.unexercised(data, kept) == {}
+    scenarios = {"s1": _scenario("s1", ("IHU-D001",))}
+    outcome = mm.Outcome(cell_id="c.s1", column="c/anthropic", scenario="s1", status="ran",
+                         checked=frozenset({"IHU-D001"}),
+                         unexercised=mm.unexercised(data, rewritten))
+    verdict = mm.verdict("IHU-D001", [outcome], scenarios)
+    assert verdict["status"] == "not-exercised"
+    assert "rewrote" in verdict["notes"][0]
