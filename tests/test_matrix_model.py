@@ -182,3 +182,10 @@ def test_a_rule_whose_situation_the_client_rewrote_away_is_not_exercised() -> No
     verdict = mm.verdict("IHU-D001", [outcome], scenarios)
     assert verdict["status"] == "not-exercised"
     assert "rewrote" in verdict["notes"][0]
+
+
+def test_the_command_and_the_shell_agree_on_where_the_matrix_lives() -> None:
+    from harness.commands import matrix as command
+
+    assert command.MATRIX_DIR == mr.MATRIX_DIR
+    assert command.DEFAULT_REPORT_DIR == mr.DEFAULT_REPORT_DIR

@@ -17,10 +17,11 @@ from typing import Any
 
 from harness.errors import HarnessError
 
+MATRIX_DIR = Path(__file__).resolve().parent.parent.parent / "matrix"  # as harness.matrix_run
+DEFAULT_REPORT_DIR = Path("reports") / "matrix"
+
 
 def register(subparsers: Any) -> None:
-    from harness.matrix_run import DEFAULT_REPORT_DIR, MATRIX_DIR
-
     p = subparsers.add_parser(
         "matrix", help="run real LLM clients through scripted scenarios and the audit proxy",
         description="The conformance matrix: each client's driver performs each scenario "
