@@ -189,3 +189,18 @@ def test_the_command_and_the_shell_agree_on_where_the_matrix_lives() -> None:
 
     assert command.MATRIX_DIR == mr.MATRIX_DIR
     assert command.DEFAULT_REPORT_DIR == mr.DEFAULT_REPORT_DIR
+
+
+def test_a_client_that_cannot_install_is_a_could_not_run_run_with_its_log(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("AGENT_TCK_CACHE", str(tmp_path / "cache"))
+    client = mm.Client(id="js-x", package="@x/never-installed", language="node", kind="node",
+                       version="9.9.9", driver="drivers/node/openai.mjs", apis=("openai",))
+    with pytest.raises(mr.InstallError, match="not installed"):
+        mr.install(client, offline=True)
+    cell = mm.Cell(mm.Column(client, "openai"), _scenario("s1", ("BO-001",), ("openai",)))
+    outcome = mr.run_cell(cell, mr.InstallError("npm ci exited with 1: E404"),
+                          mr.Settings(out=tmp_path / "out"), mr.Scrub([]))
+    assert (outcome.status, outcome.reason) == ("could-not-run",
+                                                "install failed: npm ci exited with 1: E404")
+    assert "E404" in (tmp_path / "out" / outcome.log).read_text()
