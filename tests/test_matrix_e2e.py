@@ -9,10 +9,12 @@ wait is a bound, not an expectation.
 
 from __future__ import annotations
 
+import importlib.metadata
 import json
 import os
 import sys
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 from unittest import mock
@@ -54,7 +56,9 @@ def matrix(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]
         pytest.skip("mitmdump is not installed")
     out = tmp_path_factory.mktemp("matrix")
     clients, _agents = mr.load_registry()
-    real = [c for c in clients if c.id in ("py-anthropic", "py-openai")]
+    # the versions the test extras installed (the pins may differ): never an install here
+    real = [replace(c, version=importlib.metadata.version(c.package)) for c in clients
+            if c.id in ("py-anthropic", "py-openai")]
     scenarios = [s for s in mr.load_scenarios() if s.id in ("multi-turn", "history-reasoning")]
     fakes = [_fake("hang", timeout=3), _fake("crash"), _fake("silent"), _fake("unsupported"),
              _fake("leak")]
