@@ -40,7 +40,8 @@ def test_every_registered_client_has_its_driver_and_pins() -> None:
                     f"node_modules/{name}"]["version"], name
             assert package_json["dependencies"][c.package] == c.version
         else:
-            assert (mr.MATRIX_DIR / c.lock).read_text().strip() == f"{c.package}=={c.version}"
+            pins = (mr.MATRIX_DIR / c.lock).read_text().splitlines()
+            assert f"{c.package}=={c.version}" in pins, c.id
     assert {a.id for a in agents} == {"claude-code", "pi-coding-agent"}
     assert all(a.reason for a in agents)
 
