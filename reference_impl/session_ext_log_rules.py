@@ -20,17 +20,17 @@ Each problem is ``(code, message)`` naming the rule; the reader adds line and se
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from reference_impl import dsh_v4
 from reference_impl.session_ext_developer_messages import VALIDATORS as _DEVELOPER_VALIDATORS
 from reference_impl.session_log import (
-    RETIRED_SYNTAX,
     STEP_MESSAGE_REPEATED,
     Admission,
     Problem,
 )
+from reference_impl.session_retired_syntax import retired_syntax
 
 
 def _opaque(data: Mapping[str, Any]) -> Problem | None:
@@ -46,61 +46,6 @@ _VALIDATED_ELSEWHERE = frozenset({
 })
 
 VALIDATORS = dict.fromkeys(sorted(dsh_v4.KNOWN_EVENT_TYPES - _VALIDATED_ELSEWHERE), _opaque)
-
-
-def _at(data: Any, path: tuple[str, ...]) -> Any:
-    for key in path:
-        if type(data) is not dict:
-            return None
-        data = data.get(key)
-    return data
-
-
-def _wrapper_in(content: Any) -> int | None:
-    if type(content) is list:
-        for index, block in enumerate(content):
-            if type(block) is dict and block.get("type") == "tool-result":
-                return index
-    return None
-
-
-def _content_arrays(kind: str, data: Mapping[str, Any]) -> Iterator[tuple[str, Any]]:
-    for path in dsh_v4.RETIRED_CONTENT_AT.get(kind, ()):
-        yield "data." + ".".join(path), _at(data, path)
-    if kind == "tool/result":
-        yield "data.message.content", _at(data, ("message", "content"))
-    name = dsh_v4.RETIRED_MESSAGES_AT.get(kind)
-    if name and type(data.get(name)) is list:
-        for index, message in enumerate(data[name]):
-            yield f"data.{name}[{index}].content", _at(message, ("content",))
-
-
-def retired_syntax(kind: str, data: Mapping[str, Any]) -> Problem | None:
-    """CFP-D011: the pre-v4 forms retired-syntax.ts refuses in a v4 file."""
-    if kind == "request/header":
-        header = data.get("header")
-        if type(header) is dict and "system" in header:
-            return (RETIRED_SYNTAX, "CFP-D011: data.header.system is the retired system key "
-                    "(v4 keeps the system prompt in system/message events)")
-        return None
-    for where, content in _content_arrays(kind, data):
-        index = _wrapper_in(content)
-        if index is not None:
-            return (RETIRED_SYNTAX, f"CFP-D011: {where}[{index}] is a tool-result block, the "
-                    "v3 wrapper v4 retires (a tool result is a tool/result event with a "
-                    "tool-role message)")
-    if kind in ("assistant/message", "assistant/attempt") and type(data.get("stream")) is list:
-        for index, entry in enumerate(data["stream"]):
-            chunk = entry.get("chunk") if type(entry) is dict else None
-            if type(chunk) is not dict:
-                continue
-            block = chunk.get("block")
-            if (chunk.get("type") == "block-start" and chunk.get("blockType") == "tool-result") \
-                    or (chunk.get("type") == "block-end" and type(block) is dict
-                        and block.get("type") == "tool-result"):
-                return (RETIRED_SYNTAX, f"CFP-D011: data.stream[{index}] holds a tool-result "
-                        "block, the v3 wrapper v4 retires")
-    return None
 
 
 #: the event types CFP-031 and CFP-D011 read (the reader calls the admission for these only)

@@ -37,6 +37,7 @@ from types import MappingProxyType
 from typing import Any, Final
 
 from reference_impl import strict_json
+from reference_impl.session_retired_syntax import RETIRED_SYNTAX, retired_syntax
 
 # --- the format -------------------------------------------------------------------------------
 
@@ -64,7 +65,6 @@ UNKNOWN_EVENT_TYPE: Final = "UNKNOWN_EVENT_TYPE"
 LINE_TOO_LONG: Final = "LINE_TOO_LONG"
 #: The note-governed log checks (CFP-031..CFP-034) and the dsh-v4 profile's (DSH_*).
 STEP_MESSAGE_REPEATED: Final = "STEP_MESSAGE_REPEATED"
-RETIRED_SYNTAX: Final = "RETIRED_SYNTAX"
 #: A zstd-framed log whose last frame is torn (the shell reports it; recoverable like a torn line).
 TORN_FRAME: Final = "TORN_FRAME"
 
@@ -669,8 +669,6 @@ def _scan_tail(error: LogError, rows: Iterator[bytes], bad_line: int) -> int:
     """Read past a bad line: a later ``turn/end`` makes it corruption (raised, naming both
     lines); retired v4 syntax stays a hard refusal there too (retired-syntax.ts). Returns the
     last line's number."""
-    from reference_impl.session_ext_log_rules import retired_syntax
-
     line = bad_line
     for line, raw in enumerate(rows, start=bad_line + 1):  # the last count is returned
         try:
