@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from harness.compare import compare, mode_for
-from harness.compare_wire import normalize_canonical_history
+from harness.compare import normalize_canonical_history
 
 ROOT = Path(__file__).resolve().parent.parent
 MODE = "canonical-history"

@@ -10,7 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import reference_impl.conversations as conv
-from reference_impl.conversations import ConversationTracker, normal_head, normal_message, track
+from reference_impl.conversations import ConversationTracker, track
+from reference_impl.wire.normal_form import normal_head, normal_message
 
 URL = "https://api.anthropic.com/v1/messages"
 SYSTEM = "You are a careful agent."
@@ -200,9 +201,9 @@ def test_normal_form_of_messages() -> None:
                                      "reasoning_content": "r", "refusal": None,
                                      "tool_calls": [{"id": "c", "function": {"name": "n",
                                                                              "arguments": "{}"}}]}
-                          ) == {"role": "assistant", "tool_calls": [
+                          ) == {"role": "assistant", "content": [], "tool_calls": [
                               {"id": "c", "type": "function",
-                               "function": {"name": "n", "arguments": "{}"}}]}
+                               "function": {"name": "n", "arguments": {}}}]}
     assert normal_head("openai", {"tools": None}) == {"tools": []}
 
 

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from pytest_bdd import given, parsers, then, when
 
-from harness.compare_wire import normalize_anthropic_messages, normalize_openai_chat
+from reference_impl.wire.normal_form import normalize_anthropic_messages, normalize_openai_chat
 from harness.outcome import CallResult, Errored, Output, Rejected
 
 TIME0 = 1760000000000
