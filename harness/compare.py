@@ -20,6 +20,7 @@ from collections.abc import Callable
 from typing import Any
 
 Normalizer = Callable[[Any], Any]
+Json = Any
 
 #: The comparison an operation uses when its vector does not say.
 DEFAULT_MODES: dict[str, str] = {

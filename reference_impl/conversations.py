@@ -547,7 +547,7 @@ class ConversationTracker:
         """Hold R against E (module docstring): ``("continuation", j, rewrite)`` with j the
         first differing turn (None: none) and rewrite "dropped" | "inserted" | "edited" |
         "reply-edited" | "reply-dropped", or ``("branch", j, None)``."""
-        expected, roles = conv.state.expected()
+        expected = conv.state.expected()[0]
         last = len(conv.state.turns)
         turns, n = shape.turns, len(shape.turns)
         common = min(n, len(expected))

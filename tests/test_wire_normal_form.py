@@ -1,4 +1,4 @@
-"""reference_impl.wire.normal_form: each equivalence the provider grants, each difference a rule keeps."""
+"""reference_impl.wire.normal_form: each equivalence the provider grants, each difference kept."""
 
 from __future__ import annotations
 

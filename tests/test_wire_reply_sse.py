@@ -1,4 +1,4 @@
-"""reference_impl.wire.sse and .reply: SSE framing and assembling the assistant reply of a response."""
+"""reference_impl.wire.sse and .reply: SSE framing, assembling the reply of a response."""
 
 from __future__ import annotations
 

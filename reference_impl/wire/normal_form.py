@@ -35,7 +35,9 @@ _REASONING_PARTS = frozenset({"reasoning", "thinking", "redacted_thinking"})
 _THINKING_BLOCKS = frozenset({"thinking", "redacted_thinking"})
 #: what the model sees again of an echoed assistant block
 _ASSISTANT_KEEP = {"text": ("type", "text"), "tool_use": ("type", "id", "name", "input")}
-_CHAT_ASSISTANT_KEEP = frozenset({"role", "content", "tool_calls", "name"})
+#: what the model sees again of an echoed Chat Completions assistant message (reasoning members
+#: are the reasoning equivalence's business, so they pass here and go there)
+_CHAT_ASSISTANT_KEEP = frozenset({"role", "content", "tool_calls", "name"}) | _REASONING_KEYS
 #: roles whose consecutive turns the provider combines
 _MERGED_ROLES = {ANTHROPIC: frozenset({"user", "assistant", "system"}),
                  OPENAI: frozenset({"user"})}

@@ -23,6 +23,7 @@ from typing import Any
 from reference_impl.wire.dialects import ANTHROPIC, OPENAI
 from reference_impl.wire.sse import SseEvent, events_from_json
 
+
 def _loads(data: str) -> Any:
     try:
         return json.loads(data)
