@@ -43,6 +43,10 @@ _MERGED_ROLES = {ANTHROPIC: frozenset({"user", "assistant", "system"}),
                  OPENAI: frozenset({"user"})}
 
 
+# EQ key-order: nothing to rewrite - normal forms are compared as JSON values (harness.compare)
+# or fingerprinted with members sorted by key (reference_impl.conversations.fingerprint).
+
+
 class NotARequest(ValueError):
     """The value is not shaped like a request body of the format."""
 
