@@ -10,11 +10,12 @@ fingerprint (an integer; equal turns, equal fingerprints).
 
 **The tree.** Every request's turns, and its complete reply after them, are a path in one
 prefix tree (trie) per dialect; each node records the conversations that reached it and when.
-A request R walks the tree as far as it matches; the conversation C it belongs with is the one
-at the deepest node reached (the longest match, never the first sender), preferring one under
-R's head, then the most recently active. R is then held against E = C's latest request L plus
-its complete reply (:meth:`ConversationTracker._classify`), j being the first turn where they
-differ:
+A request R walks the tree as far as it matches; the conversation C it belongs with is one of
+those at the deepest node reached (the longest match, never the first sender): of the
+``CANDIDATES`` most recently active there, the one whose latest request and reply R reproduces
+most (after the alignment below), then a continuation before a branch, then one under R's
+head, then the most recent. R is held against E = C's latest request L plus its complete reply
+(:meth:`ConversationTracker._classify`), j being the first turn where they differ:
 
 ==================================================  =============================================
 R against E                                         placement (findings)
@@ -63,6 +64,7 @@ times the longest conversation, whatever the length of the capture.
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -133,22 +135,38 @@ def _turn(rec: _Msg) -> int:
     return hash(("t", rec.rest, *rec.blocks))
 
 
-def _merged(dialect: str, records: Sequence[_Msg]) -> tuple[int, ...]:
-    """The fingerprints of the turns the provider sees once it combines what it combines
-    (:func:`merges`): two messages and the one combined turn print alike."""
+@dataclass(frozen=True)
+class _Seq:
+    """A request's turns as compared: fingerprints, roles and, for each, the index of its
+    first message as sent."""
+
+    prints: tuple[int, ...]
+    roles: tuple[str, ...]
+    origin: tuple[int, ...]
+
+
+def _sequences(dialect: str, records: Sequence[_Msg]) -> tuple[_Seq, _Seq]:
+    """The messages one by one, and the turns the provider sees once it combines consecutive
+    ones (:func:`merges`; a combined turn prints like its messages sent as one)."""
+    single = _Seq(tuple(_turn(r) for r in records), tuple(r.role for r in records),
+                  tuple(range(len(records))))
     prints: list[int] = []
+    roles: list[str] = []
+    origin: list[int] = []
     blocks: list[int] = []
     rest = 0
     previous: _Msg | None = None
-    for rec in records:
-        if previous is not None and merges(dialect, previous.view, rec.view):
+    for i, rec in enumerate(records):
+        if previous is not None and merges(dialect, previous.view, rec.view):  # EQ merge-turns
             blocks.extend(rec.blocks)
             prints[-1] = hash(("t", rest, *blocks))
         else:
             blocks, rest = list(rec.blocks), rec.rest
             prints.append(hash(("t", rest, *blocks)))
+            roles.append(rec.role)
+            origin.append(i)
         previous = rec
-    return tuple(prints)
+    return single, _Seq(tuple(prints), tuple(roles), tuple(origin))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -206,6 +224,8 @@ class _State:
     reply_message: Any = None  # the reply in normal form (to recognize an edited echo)
     reply_calls: frozenset[str] = frozenset()  # tool call ids the reply made
     merged: tuple[int, ...] = ()  # E once the provider combines consecutive turns
+    merged_last: int = 0  # how many of those are the request's (the rest: the reply)
+    records: tuple[_Msg, ...] | None = None  # E's messages, normalized (to align a rewrite)
 
     def expected(self) -> tuple[list[int], list[str]]:
         """E: the request's turns plus its complete reply, and their roles."""
@@ -240,7 +260,7 @@ class _Shape:
     head_parts: dict[str, Any]
     turns: tuple[int, ...]
     roles: tuple[str, ...]
-    merged: tuple[int, ...]  # the turns once the provider combines consecutive ones
+    merged: _Seq  # the turns once the provider combines consecutive ones
     records: list[_Msg]
     raw: list[Any]
     known: int = 0  # messages repeating ``source``'s latest request exactly
@@ -289,9 +309,8 @@ def _shape(dialect: str, body: Mapping[str, Any], sources: Iterable[_Conv]) -> _
             break  # the most recently active conversation sharing a start (any would do)
     records = list(source.records[:known]) if source is not None and source.records else []
     records += [_message(dialect, m) for m in messages[known:]]
-    turns = tuple(_turn(r) for r in records)
-    roles = tuple(r.role for r in records)
-    return _Shape(dialect, head, head_parts, turns, roles, _merged(dialect, records),
+    single, merged = _sequences(dialect, records)
+    return _Shape(dialect, head, head_parts, single.prints, single.roles, merged,
                   records, messages, known, source.id if source else None)
 
 
@@ -346,6 +365,10 @@ def _same_reply(echo: Any, reply: Any) -> bool:
     return bool(a) and a == b
 
 
+#: conversations held against a request at one node (the most recently active): bounds the
+#: cost of a node that many conversations share (a common opening)
+CANDIDATES = 8
+
 # ---------------------------------------------------------------------------------------------
 # The tracker
 
@@ -364,7 +387,8 @@ class ConversationTracker:
         self._child: dict[tuple[int, int], int] = {}  # (node, turn fingerprint) -> node
         self._key: dict[int, tuple[int, int]] = {}  # node -> its (parent, fingerprint)
         self._through: dict[int, dict[str, int]] = {}  # node -> {conversation: last seen}
-        self._first: dict[tuple[str, int, int], str] = {}  # (dialect, 0 | 1, turn) -> conv
+        #: (dialect, 0 | 1, turn) -> {conversation: last seen}, for a rewritten first turn
+        self._first: dict[tuple[str, int, int], dict[str, int]] = {}
         self._seq = 0
         self._next_node = 2  # 0 and 1 are the roots
         self._placements: list[Placement] = []
@@ -418,12 +442,16 @@ class ConversationTracker:
         conv.previous = conv.state if conv.requests else None
         conv.answers = _answers(shape, at)
         conv.state = _State(shape.turns, shape.roles, reply_turn, reply_message, calls,
-                            _merged(shape.dialect, records))
+                            _sequences(shape.dialect, records)[1].prints,
+                            len(shape.merged.prints), tuple(records))
         conv.requests.append(ref)
         conv.placement = index
         conv.head, conv.head_parts = shape.head, shape.head_parts
         conv.records, conv.raw = shape.records, shape.raw
-        self._index(conv, shape.dialect, [*shape.turns, *([reply_turn] if reply_turn else [])])
+        tail = [reply_turn] if reply_turn else []
+        self._index(conv, shape.dialect, [*shape.turns, *tail])
+        if shape.merged.prints != shape.turns:  # the path as the provider combines turns
+            self._index(conv, shape.dialect, [*shape.merged.prints, *tail])
         self._recent.pop(conv.id, None)
         self._recent[conv.id] = None
         while len(self._recent) > self.keep_recent:
@@ -446,7 +474,7 @@ class ConversationTracker:
             self._through.setdefault(node, {})[conv.id] = self._seq
             conv.nodes.add(node)
             if i < 2:
-                self._first[(dialect, i, turn)] = conv.id
+                self._first.setdefault((dialect, i, turn), {})[conv.id] = self._seq
 
     def _bound(self) -> None:
         """Close the least recently active conversations beyond ``max_conversations``."""
@@ -462,27 +490,38 @@ class ConversationTracker:
                         del self._through[node]
                         self._child.pop(self._key.pop(node), None)
             conv.nodes = set()
-            self._first = {k: v for k, v in self._first.items() if v != conv.id}
+            for seen in self._first.values():
+                seen.pop(conv.id, None)
 
     # -- placement ------------------------------------------------------------------------
 
-    def _walk(self, shape: _Shape) -> int:
-        """The deepest node R's turns reach (the root when none)."""
-        node = self._roots[shape.dialect]
-        for turn in shape.turns:
+    def _walk(self, dialect: str, prints: Sequence[int]) -> int:
+        """The deepest node a sequence of turns reaches (the root when none)."""
+        node = self._roots[dialect]
+        for turn in prints:
             nxt = self._child.get((node, turn))
             if nxt is None:
                 break
             node = nxt
         return node
 
-    def _candidate(self, shape: _Shape, node: int) -> _Conv | None:
-        """At the deepest node: under R's head first, then the most recently active."""
-        through = self._through.get(node)
-        if not through:
-            return None
-        cid = max(through, key=lambda c: (self._convs[c].head == shape.head, through[c]))
-        return self._convs[cid]
+    def _best(self, shape: _Shape, seen: Mapping[str, int], *, branch: bool) -> _Conv | None:
+        """Among the ``CANDIDATES`` most recently active conversations of ``seen`` (id ->
+        last seen), the one R agrees with most: the most of E that R reproduces (its longest
+        alignment), then a continuation before a branch, then R's head, then recency. With
+        ``branch`` false only continuations qualify."""
+        best, best_key = None, None
+        for cid in heapq.nlargest(CANDIDATES, seen, key=seen.__getitem__):
+            conv = self._convs[cid]
+            if conv.closed:
+                continue
+            kind, _, _, score = self._classify(conv, shape)
+            if kind != "continuation" and not branch:
+                continue
+            key = (score, kind == "continuation", conv.head == shape.head, seen[cid])
+            if best_key is None or key > best_key:
+                best, best_key = conv, key
+        return best
 
     def _new(self, shape: _Shape, parent: str | None = None, fork_at: int | None = None) -> _Conv:
         cid = f"c{len(self._convs) + 1}"
@@ -491,11 +530,16 @@ class ConversationTracker:
         return conv
 
     def _place(self, ref: Any, shape: _Shape) -> Placement:
-        node = self._walk(shape)
-        conv = self._candidate(shape, node) if node not in self._roots.values() else None
+        seen: dict[str, int] = {}
+        for prints in (shape.turns, shape.merged.prints):  # message by message, combined
+            node = self._walk(shape.dialect, prints)
+            if node not in self._roots.values():
+                for cid, when in self._through.get(node, {}).items():
+                    seen[cid] = max(when, seen.get(cid, 0))
+        conv = self._best(shape, seen, branch=True) if seen else None
         if conv is None:
             return self._place_unmatched(ref, shape)
-        return self._place_with(ref, shape, conv)
+        return self._place_with(ref, shape, conv, seen)
 
     def _place_unmatched(self, ref: Any, shape: _Shape) -> Placement:
         """R matches nothing from its first turn: its first turn edited, dropped or another
@@ -504,17 +548,18 @@ class ConversationTracker:
         keys = [(shape.dialect, 1, t[1]) if len(t) > 1 else None,  # turn 0 edited
                 (shape.dialect, 1, t[0]) if t else None,  # turn 0 dropped
                 (shape.dialect, 0, t[1]) if len(t) > 1 else None]  # a turn inserted first
+        seen: dict[str, int] = {}
         for key in keys:
-            cid = self._first.get(key) if key else None
-            if cid is None or self._convs[cid].closed:
-                continue
-            kind, _, _ = self._classify(self._convs[cid], shape)
-            if kind == "continuation":
-                return self._place_with(ref, shape, self._convs[cid])
+            seen.update(self._first.get(key, {}) if key else {})
+        conv = self._best(shape, seen, branch=False)
+        if conv is not None:
+            return self._place_with(ref, shape, conv, {})
         return Placement(ref, self._new(shape).id, "new")
 
-    def _place_with(self, ref: Any, shape: _Shape, conv: _Conv) -> Placement:
-        kind, j, rewrite = self._classify(conv, shape)
+    def _place_with(self, ref: Any, shape: _Shape, conv: _Conv, seen: Mapping[str, int]
+                    ) -> Placement:
+        """Place R with ``conv`` (``seen``: the conversations at R's deepest nodes)."""
+        kind, j, rewrite, _ = self._classify(conv, shape)
         head_at = (None if conv.head == shape.head
                    else self._head_pointer(conv.head_parts, shape.head_parts))
         if kind == "continuation":
@@ -531,6 +576,10 @@ class ConversationTracker:
         assert j is not None
         if "assistant" not in shape.roles[:j]:
             return Placement(ref, self._new(shape).id, "new")
+        while conv.parent is not None and conv.parent in seen:
+            conv = self._convs[conv.parent]  # the shared part is inherited: a sibling fork
+        head_at = (None if conv.head == shape.head
+                   else self._head_pointer(conv.head_parts, shape.head_parts))
         if head_at is None and self._reorder(conv, shape, j):
             return Placement(ref, conv.id, "continuation")
         findings: tuple[Finding, ...] = ()
@@ -543,39 +592,73 @@ class ConversationTracker:
         child = self._new(shape, conv.id, j)
         return Placement(ref, child.id, "fork", findings, conv.id, j)
 
-    def _classify(self, conv: _Conv, shape: _Shape) -> tuple[str, int | None, str | None]:
-        """Hold R against E (module docstring): ``("continuation", j, rewrite)`` with j the
-        first differing turn (None: none) and rewrite "dropped" | "inserted" | "edited" |
-        "reply-edited" | "reply-dropped", or ``("branch", j, None)``."""
-        expected = conv.state.expected()[0]
-        last = len(conv.state.turns)
-        turns, n = shape.turns, len(shape.turns)
-        common = min(n, len(expected))
-        j = next((i for i in range(common) if turns[i] != expected[i]), None)
-        merged = conv.state.merged
-        if j is not None and shape.merged[:len(merged)] == merged:  # EQ merge-turns
-            j = None if len(shape.merged) > len(merged) or n >= len(expected) else j
+    def _classify(self, conv: _Conv, shape: _Shape
+                  ) -> tuple[str, int | None, str | None, int]:
+        """Hold R against E (module docstring), message by message and turn by turn once the
+        provider combines consecutive turns (a split or joined turn is no difference; a dropped
+        reply that fuses two user turns is seen message by message), keeping the reading that
+        reproduces more of E: ``("continuation", j, rewrite)`` with j the first differing
+        message as sent (None: none) and rewrite "dropped" | "inserted" | "edited" |
+        "reply-edited" | "reply-dropped", or ``("branch", j, None)``; last, how many of E's
+        turns R reproduces (the evidence that ranks candidate conversations)."""
+        state = conv.state
+        single = _Seq(shape.turns, shape.roles, tuple(range(len(shape.turns))))
+        one = self._hold(shape, single, state.expected()[0], len(state.turns), state,
+                         single=True)
+        if one[0] == "continuation" and one[1] is None:
+            return one
+        two = self._hold(shape, shape.merged, list(state.merged), state.merged_last, state,
+                         single=False)
+        return max(one, two, key=lambda c: (c[3], c[0] == "continuation"))
+
+    def _hold(self, shape: _Shape, seq: _Seq, expected: list[int], last: int, state: _State,
+              *, single: bool) -> tuple[str, int | None, str | None, int]:
+        """One reading: R's sequence against E's; j mapped back to a message as sent, and the
+        evidence: how many of R's messages as sent agree with E under that reading."""
+        turns, n = seq.prints, len(seq.prints)
+        size = len(expected)
+        whole = len(shape.turns)
+
+        def at(i: int) -> int:
+            return seq.origin[i] if i < n else len(shape.turns)
+
+        j = next((i for i in range(min(n, size)) if turns[i] != expected[i]), None)
         if j is None:
-            if n >= len(expected) or (n >= last and conv.state.reply is None):
-                return "continuation", None, None
-            return "branch", n, None  # a prefix of L, or L again after its complete reply
+            if n >= size or (n >= last and state.reply is None):
+                return "continuation", None, None, whole
+            return "branch", at(n), None, at(n)  # a prefix of L, or L again after its reply
         if j == last:  # where the reply belongs
-            if shape.roles[j] == "assistant":
-                echo = self._normal_turn(shape, j)
-                if _same_reply(echo, conv.state.reply_message):
-                    return "continuation", j, "reply-edited"
-                return "branch", j, None  # another sample of the model
+            if seq.roles[j] == "assistant":
+                echo = self._normal_turn(shape, at(j))
+                if _same_reply(echo, state.reply_message):
+                    return "continuation", at(j), "reply-edited", whole
+                return "branch", at(j), None, at(j)  # another sample of the model
             if turns[j + 1:j + 2] == (expected[j],):
-                return "continuation", j, "inserted"
-            return "continuation", j, "reply-dropped"
-        tail = expected[j + 1:]
-        if tail and list(turns[j:j + len(tail)]) == tail:
-            return "continuation", j, "dropped"
-        if list(turns[j + 1:j + 1 + len(expected) - j]) == expected[j:]:
-            return "continuation", j, "inserted"
-        if tail and list(turns[j + 1:j + 1 + len(tail)]) == tail:
-            return "continuation", j, "edited"
-        return "branch", j, None
+                return "continuation", at(j), "inserted", whole - 1
+            return "continuation", at(j), "reply-dropped", at(j)
+
+        def follows(r_from: int, e_from: int) -> bool:
+            """R from ``r_from`` goes on with all of E from ``e_from`` (at least one turn);
+            message by message, the rest is also compared as the provider combines it (a
+            dropped message can fuse two turns, a split turn can follow a rewrite)."""
+            want = expected[e_from:]
+            if not want:
+                return False
+            if list(turns[r_from:r_from + len(want)]) == want:
+                return True
+            if not single or state.records is None:
+                return False
+            got = _sequences(shape.dialect, shape.records[r_from:])[1].prints
+            wanted = _sequences(shape.dialect, state.records[e_from:])[1].prints
+            return got[:len(wanted)] == wanted
+
+        if follows(j, j + 1):
+            return "continuation", at(j), "dropped", whole
+        if follows(j + 1, j):
+            return "continuation", at(j), "inserted", whole - 1
+        if follows(j + 1, j + 1):
+            return "continuation", at(j), "edited", whole - 1
+        return "branch", at(j), None, at(j)
 
     @staticmethod
     def _normal_turn(shape: _Shape, j: int) -> Any:
@@ -619,13 +702,14 @@ class ConversationTracker:
                         ) -> Finding:
         """WA-D006: R begins with L's messages plus L's reply; name the first difference."""
         _, roles = conv.state.expected()
+        role = roles[j] if j < len(roles) else "last"
         at = j
         what = {
             "reply-edited": "the previous request's assistant reply was changed",
             "reply-dropped": "the previous request's assistant reply is not repeated here",
-            "dropped": f"the previous request's {roles[j]} message {j} was dropped here",
+            "dropped": f"the previous request's {role} message {j} was dropped here",
             "inserted": f"a {shape.roles[j]} message was inserted here",
-            "edited": f"differs from the previous request's {roles[j]} message {j}",
+            "edited": f"differs from the previous request's {role} message {j}",
         }.get(rewrite or "", "differs from the previous request of this conversation")
         return make_finding("prefix-stable", body_pointer("messages", at),
                             f"message {at}: {what} (prompt-cache prefix broken)",
