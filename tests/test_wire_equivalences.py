@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-import reference_impl.wire.normal_form as normal_form
+from reference_impl.wire import normal_form
 from reference_impl.wire.equivalences import BOTH, EQUIVALENCES
 
 SOURCE = Path(normal_form.__file__).read_text(encoding="utf-8")

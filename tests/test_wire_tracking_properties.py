@@ -76,9 +76,7 @@ def fix_calls(history: list[tuple[str, Any]]) -> list[tuple[str, Any]]:
     """Each user turn after an assistant tool call answers it first."""
     out: list[tuple[str, Any]] = []
     for item in history:
-        if item[0] == "user":
-            item = ("user", item[1], previous_calls(out))
-        out.append(item)
+        out.append(("user", item[1], previous_calls(out)) if item[0] == "user" else item)
     return out
 
 
@@ -98,21 +96,23 @@ def render(history: list[tuple[str, Any]], draw: Any) -> list[dict[str, Any]]:
                 content: Any = text  # a string for one text block
             else:
                 content = [*results, block]
-            if 2 <= index < len(history) - 1 and isinstance(content, list) and len(content) == 2 and draw(
-                    st.booleans()):  # split: two consecutive user turns the provider combines
+            split = 2 <= index < len(history) - 1 and isinstance(content, list)
+            if split and len(content) == 2 and draw(st.booleans()):
+                # split: two consecutive user turns the provider combines
                 messages += [{"role": "user", "content": [content[0]]},
                              {"role": "user", "content": [content[1]]}]
                 continue
             messages.append({"role": "user", "content": content})
         else:
             blocks = []
-            for b in item[1]:
-                if b["type"] == "thinking" and draw(st.booleans()):
+            for original in item[1]:
+                if original["type"] == "thinking" and draw(st.booleans()):
                     continue  # prior-turn thinking dropped
-                b = dict(b)
+                b = dict(original)
                 if b["type"] == "tool_use" and draw(st.booleans()):
-                    b["input"] = json.loads(json.dumps(b["input"], separators=(",", ":")))
-                    b = dict(reversed(list(b.items())))  # key order
+                    # arguments sent as compact JSON text, members in another order
+                    b["input"] = json.dumps(b["input"], separators=(",", ":"))
+                    b = dict(reversed(list(b.items())))
                 if b["type"] == "text" and draw(st.booleans()):
                     b["citations"] = None  # a null member, response-only
                 blocks.append(b)
