@@ -70,7 +70,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from reference_impl.wire.dialects import ANTHROPIC, OPENAI
-from reference_impl.wire.normal_form import NotARequest, merges, normal_head, normal_message
+from reference_impl.wire.normal_form import NotARequest, merge_key, normal_head, normal_message
 from reference_impl.wire.reply import assistant_reply
 from reference_impl.wire_rules import (
     Finding,
@@ -111,28 +111,30 @@ class _Msg:
     """One message as sent, normalized once: what merging and fingerprinting a turn need."""
 
     role: str
-    view: dict[str, Any]  # the normal message with its content as block fingerprints
+    merge: str | None  # normal_form.merge_key: combined with a neighbour of the same key
     blocks: tuple[int, ...]
     rest: int  # fingerprint of the members other than content (role included)
+    turn: int  # the message's fingerprint: role, other members and blocks
 
 
 def _message(dialect: str, message: Any) -> _Msg:
     try:
         normal = normal_message(dialect, message)
     except NotARequest:  # unreadable (WA-D004 reports it): compared as sent, never merged
-        return _Msg("", {"unreadable": True}, (fingerprint(message),), hash("unreadable"))
+        blocks = (fingerprint(message),)
+        return _Msg("", None, blocks, hash("unreadable"), hash(("t", hash("unreadable"),
+                                                                 *blocks)))
     content = normal.get("content")
     blocks = tuple(fingerprint(b) for b in content) if isinstance(content, list) else (
         fingerprint(content),)
     rest = fingerprint({k: v for k, v in normal.items() if k != "content"})
-    view = {**{k: True for k in normal if k != "content"}, "role": normal.get("role"),
-            "content": list(blocks)}
-    return _Msg(str(normal.get("role")), view, blocks, rest)
+    return _Msg(str(normal.get("role")), merge_key(dialect, normal), blocks, rest,
+                hash(("t", rest, *blocks)))
 
 
 def _turn(rec: _Msg) -> int:
     """A message's fingerprint: its role, other members and blocks."""
-    return hash(("t", rec.rest, *rec.blocks))
+    return rec.turn
 
 
 @dataclass(frozen=True)
@@ -145,27 +147,28 @@ class _Seq:
     origin: tuple[int, ...]
 
 
-def _sequences(dialect: str, records: Sequence[_Msg]) -> tuple[_Seq, _Seq]:
+def _sequences(records: Sequence[_Msg]) -> tuple[_Seq, _Seq]:
     """The messages one by one, and the turns the provider sees once it combines consecutive
-    ones (:func:`merges`; a combined turn prints like its messages sent as one)."""
-    single = _Seq(tuple(_turn(r) for r in records), tuple(r.role for r in records),
+    ones (``merge_key``; a combined turn prints like its messages sent as one)."""
+    single = _Seq(tuple(r.turn for r in records), tuple(r.role for r in records),
                   tuple(range(len(records))))
     prints: list[int] = []
     roles: list[str] = []
     origin: list[int] = []
     blocks: list[int] = []
-    rest = 0
-    previous: _Msg | None = None
+    previous: str | None = None
     for i, rec in enumerate(records):
-        if previous is not None and merges(dialect, previous.view, rec.view):  # EQ merge-turns
+        if rec.merge is not None and rec.merge == previous:  # EQ merge-turns
+            if len(blocks) == 0:
+                blocks = list(records[origin[-1]].blocks)
             blocks.extend(rec.blocks)
-            prints[-1] = hash(("t", rest, *blocks))
+            prints[-1] = hash(("t", records[origin[-1]].rest, *blocks))
         else:
-            blocks, rest = list(rec.blocks), rec.rest
-            prints.append(hash(("t", rest, *blocks)))
+            blocks = []
+            prints.append(rec.turn)
             roles.append(rec.role)
             origin.append(i)
-        previous = rec
+        previous = rec.merge
     return single, _Seq(tuple(prints), tuple(roles), tuple(origin))
 
 
@@ -250,6 +253,9 @@ class _Conv:
     records: list[_Msg] | None = None  # the latest request's messages, normalized (recent)
     raw: list[Any] | None = None  # ... and as sent (recent)
     nodes: set[int] = field(default_factory=set)  # tree nodes this conversation reached
+    #: its latest paths ("single", "merged"): (nodes, turns), to extend rather than re-walk
+    paths: dict[str, tuple[tuple[int, ...], tuple[int, ...]]] = field(default_factory=dict)
+    active: int = 0  # when it last received a request (recency)
     closed: bool = False
 
 
@@ -309,7 +315,7 @@ def _shape(dialect: str, body: Mapping[str, Any], sources: Iterable[_Conv]) -> _
             break  # the most recently active conversation sharing a start (any would do)
     records = list(source.records[:known]) if source is not None and source.records else []
     records += [_message(dialect, m) for m in messages[known:]]
-    single, merged = _sequences(dialect, records)
+    single, merged = _sequences(records)
     return _Shape(dialect, head, head_parts, single.prints, single.roles, merged,
                   records, messages, known, source.id if source else None)
 
@@ -429,9 +435,12 @@ class ConversationTracker:
         reply_turn = reply_message = None
         calls: frozenset[str] = frozenset()
         records = shape.records
+        merged = shape.merged.prints
         if reply is not None:
             rec = _message(shape.dialect, reply)
+            joins = rec.merge is not None and bool(records) and records[-1].merge == rec.merge
             records = [*records, rec]
+            merged = _sequences(records)[1].prints if joins else (*merged, rec.turn)
             reply_turn = _turn(rec)
             try:
                 reply_message = normal_message(shape.dialect, reply)
@@ -442,16 +451,16 @@ class ConversationTracker:
         conv.previous = conv.state if conv.requests else None
         conv.answers = _answers(shape, at)
         conv.state = _State(shape.turns, shape.roles, reply_turn, reply_message, calls,
-                            _sequences(shape.dialect, records)[1].prints,
-                            len(shape.merged.prints), tuple(records))
+                            merged, len(shape.merged.prints), tuple(records))
         conv.requests.append(ref)
+        conv.active = self._seq
         conv.placement = index
         conv.head, conv.head_parts = shape.head, shape.head_parts
         conv.records, conv.raw = shape.records, shape.raw
         tail = [reply_turn] if reply_turn else []
-        self._index(conv, shape.dialect, [*shape.turns, *tail])
+        self._index(conv, shape.dialect, [*shape.turns, *tail], "single")
         if shape.merged.prints != shape.turns:  # the path as the provider combines turns
-            self._index(conv, shape.dialect, [*shape.merged.prints, *tail])
+            self._index(conv, shape.dialect, [*shape.merged.prints, *tail], "merged")
         self._recent.pop(conv.id, None)
         self._recent[conv.id] = None
         while len(self._recent) > self.keep_recent:
@@ -461,9 +470,22 @@ class ConversationTracker:
         self._open.pop(conv.id, None)
         self._open[conv.id] = None
 
-    def _index(self, conv: _Conv, dialect: str, turns: Sequence[int]) -> None:
+    def _index(self, conv: _Conv, dialect: str, turns: Sequence[int], which: str) -> None:
+        """Put a path in the tree under ``conv``. The part it shares with the conversation's
+        previous path of the same kind is there already: only the rest is walked."""
         node = self._roots[dialect]
-        for i, turn in enumerate(turns):
+        old_nodes, old_turns = conv.paths.get(which, ((), ()))
+        k = len(old_turns)
+        if tuple(turns[:k]) != old_turns:  # equal: the usual case, decided in C
+            k = 0
+            for a, b in zip(turns, old_turns, strict=False):
+                if a != b:
+                    break
+                k += 1
+        nodes = list(old_nodes[:k])
+        if k:
+            node = nodes[-1]
+        for i, turn in enumerate(turns[k:], k):
             nxt = self._child.get((node, turn))
             if nxt is None:
                 nxt = self._next_node
@@ -471,10 +493,12 @@ class ConversationTracker:
                 self._child[(node, turn)] = nxt
                 self._key[nxt] = (node, turn)
             node = nxt
+            nodes.append(node)
             self._through.setdefault(node, {})[conv.id] = self._seq
             conv.nodes.add(node)
             if i < 2:
                 self._first.setdefault((dialect, i, turn), {})[conv.id] = self._seq
+        conv.paths[which] = (tuple(nodes), tuple(turns))
 
     def _bound(self) -> None:
         """Close the least recently active conversations beyond ``max_conversations``."""
@@ -511,14 +535,17 @@ class ConversationTracker:
         alignment), then a continuation before a branch, then R's head, then recency. With
         ``branch`` false only continuations qualify."""
         best, best_key = None, None
-        for cid in heapq.nlargest(CANDIDATES, seen, key=seen.__getitem__):
+        def active(cid: str) -> int:
+            return self._convs[cid].active
+
+        for cid in heapq.nlargest(CANDIDATES, seen, key=active):
             conv = self._convs[cid]
             if conv.closed:
                 continue
             kind, _, _, score = self._classify(conv, shape)
             if kind != "continuation" and not branch:
                 continue
-            key = (score, kind == "continuation", conv.head == shape.head, seen[cid])
+            key = (score, kind == "continuation", conv.head == shape.head, conv.active)
             if best_key is None or key > best_key:
                 best, best_key = conv, key
         return best
@@ -648,8 +675,8 @@ class ConversationTracker:
                 return True
             if not single or state.records is None:
                 return False
-            got = _sequences(shape.dialect, shape.records[r_from:])[1].prints
-            wanted = _sequences(shape.dialect, state.records[e_from:])[1].prints
+            got = _sequences(shape.records[r_from:])[1].prints
+            wanted = _sequences(state.records[e_from:])[1].prints
             return got[:len(wanted)] == wanted
 
         if follows(j, j + 1):
@@ -696,6 +723,7 @@ class ConversationTracker:
         self._placements[conv.placement] = Placement(old.exchange, child.id, "fork", (),
                                                      conv.id, j)
         conv.state, conv.previous = before, None
+        child.paths, conv.paths = conv.paths, {}
         return True
 
     def _prefix_finding(self, conv: _Conv, shape: _Shape, j: int, rewrite: str | None

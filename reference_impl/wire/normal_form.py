@@ -85,15 +85,21 @@ def _text_blocks(content: Json, *, where: str) -> list[Json]:
     return list(content)
 
 
-def merges(dialect: str, previous: Mapping[str, Any], current: Mapping[str, Any]) -> bool:
-    """Does the provider combine ``current`` into the turn before it?  # EQ merge-turns
+def merge_key(dialect: str, message: Mapping[str, Any]) -> str | None:
+    """The role under which the provider combines ``message`` with a neighbour of the same
+    key, or None when it never does (a role it keeps apart, empty content, or members other
+    than role and content: an empty turn is never merged away, a rule may constrain it)."""
+    role = message.get("role")
+    if (role in _MERGED_ROLES[dialect] and bool(message.get("content"))
+            and set(message) == {"role", "content"}):
+        return str(role)
+    return None
 
-    Same role, one the provider combines, both with non-empty content and nothing but role
-    and content (an empty turn is never merged away: a rule may constrain it)."""
-    return (current.get("role") in _MERGED_ROLES[dialect]
-            and previous.get("role") == current.get("role")
-            and bool(previous.get("content")) and bool(current.get("content"))
-            and set(previous) == set(current) == {"role", "content"})
+
+def merges(dialect: str, previous: Mapping[str, Any], current: Mapping[str, Any]) -> bool:
+    """Does the provider combine ``current`` into the turn before it?  # EQ merge-turns"""
+    key = merge_key(dialect, current)
+    return key is not None and merge_key(dialect, previous) == key
 
 
 def _merge(dialect: str, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
