@@ -201,6 +201,11 @@ class Placement:
     fork_at: int | None = None
     #: a rewrite found by alignment: ("dropped" | "inserted" | "edited", turn index j)
     rewrite: tuple[str, int] | None = None
+    #: where a WA-D006 finding points: the previous request's message there (as sent, when
+    #: still kept; the reply in normal form at the reply's place) and this request's, for a
+    #: side-by-side view
+    before: Any = None
+    after: Any = None
 
 
 @dataclass(frozen=True)
@@ -598,8 +603,15 @@ class ConversationTracker:
                     "conversation-head"))
             if j is not None:
                 findings.append(self._prefix_finding(conv, shape, j, rewrite))
+            before = after = None
+            if j is not None:
+                old = conv.raw
+                before = (old[j] if old is not None and j < len(old)
+                          else conv.state.reply_message if j == len(conv.state.turns) else None)
+                after = shape.raw[j] if j < len(shape.raw) else None
             return Placement(ref, conv.id, "continuation", tuple(sort_findings(findings)),
-                             rewrite=(rewrite, j) if rewrite and j is not None else None)
+                             rewrite=(rewrite, j) if rewrite and j is not None else None,
+                             before=before, after=after)
         assert j is not None
         if "assistant" not in shape.roles[:j]:
             return Placement(ref, self._new(shape).id, "new")
