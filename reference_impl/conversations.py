@@ -203,9 +203,10 @@ class Placement:
     rewrite: tuple[str, int] | None = None
     #: where a WA-D006 finding points: the previous request's message there (as sent, when
     #: still kept; the reply in normal form at the reply's place) and this request's, for a
-    #: side-by-side view
-    before: Any = None
-    after: Any = None
+    #: side-by-side view. Display only: not part of a placement's identity (whether the raw
+    #: messages were still kept must never change a placement)
+    before: Any = field(default=None, compare=False)
+    after: Any = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
