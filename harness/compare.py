@@ -5,9 +5,13 @@ Modes (documented for implementers in vectors/README.md):
 * ``json`` - equal as JSON values: key order never matters; ``true`` is not ``1``; ``1`` equals
   ``1.0`` (JSON does not tell them apart).
 * ``anthropic-messages`` / ``openai-chat`` - both sides are first normalized to the form the
-  provider would see (``harness.compare_wire``), then compared as ``json``. For ``openai-chat``
-  an alignment step then writes the actual body's message contents in the expected form where
-  the two differ only in how text is cut into parts (``compare_wire.align_openai_chat``).
+  provider would see (the wire model's normal form, ``reference_impl.wire.normal_form``; its
+  equivalences are listed once, with reasons, in ``reference_impl.wire.equivalences``), then
+  compared as ``json``. For ``openai-chat`` an alignment step then writes the actual body's
+  message contents in the expected form where the two differ only in how text is cut into parts
+  (``normal_form.align_openai_chat``).
+* ``canonical-history`` - a ``session.resume`` result (``{"history", "tools"}``) normalized by
+  :func:`normalize_canonical_history`, then compared as ``json``.
 * ``subagent-trace`` (default for ``subagents.simulate``) - a trace compared against the partial
   order the send_message rules define (:func:`normalize_subagent_trace`), never against the
   incidental order in which one action's events were reported.
@@ -19,16 +23,17 @@ from collections.abc import Callable
 from typing import Any
 
 Normalizer = Callable[[Any], Any]
+Json = Any
 
 
 def _normalizers() -> dict[str, Normalizer]:
-    from harness import compare_wire
+    from reference_impl.wire import normal_form
 
     return {
         "json": lambda value: value,
-        "anthropic-messages": compare_wire.normalize_anthropic_messages,
-        "openai-chat": compare_wire.normalize_openai_chat,
-        "canonical-history": compare_wire.normalize_canonical_history,
+        "anthropic-messages": normal_form.normalize_anthropic_messages,
+        "openai-chat": normal_form.normalize_openai_chat,
+        "canonical-history": normalize_canonical_history,
         "subagent-trace": normalize_subagent_trace,
     }
 
@@ -36,9 +41,9 @@ def _normalizers() -> dict[str, Normalizer]:
 def _aligners() -> dict[str, Callable[[Any, Any], Any]]:
     """Two-sided equivalences a one-sided normalizer cannot express: (expected, actual) ->
     actual rewritten where it is the same as expected in another form."""
-    from harness import compare_wire
+    from reference_impl.wire import normal_form
 
-    return {"openai-chat": compare_wire.align_openai_chat}
+    return {"openai-chat": normal_form.align_openai_chat}
 
 
 def mode_for(operation: str, explicit: str | None) -> str:
@@ -181,3 +186,44 @@ def normalize_subagent_trace(value: Any) -> Any:
                                   str(e.get("event"))))
         timeline.append({"action": action, "events": group})
     return {"timeline": timeline, "heads": heads}
+
+
+# --- canonical history (mode ``canonical-history``; chunk-free-persistence) --------------------
+#
+# ``session.resume`` returns ``{"history": [message, ...], "tools": [tool, ...] | null}`` in the
+# canonical history of vectors/schema/history.schema.json. Equal after normalization:
+#
+# * a message's metadata ``id``, ``source`` and ``createdAt`` present or absent (the schema's
+#   ``metadata``: "accepted on every message and never read");
+# * a tool message's ``isError`` absent and ``false`` (only ``true`` marks an error result);
+# * ``tools`` absent, ``null`` and ``[]`` (no tools to offer).
+#
+# Never normalized: a message's presence, order or role, content blocks (types, text, order,
+# tool-call ids and raw arguments), ``toolCallId``, ``isError: true``, and each tool.
+
+_HISTORY_METADATA = frozenset({"id", "source", "createdAt"})
+
+
+def _canonical_history_message(message: Json) -> Json:
+    if not isinstance(message, dict):
+        return message
+    out = {key: value for key, value in message.items() if key not in _HISTORY_METADATA}
+    if out.get("role") == "tool" and out.get("isError") is False:
+        del out["isError"]
+    return out
+
+
+def normalize_canonical_history(body: Json) -> Json:
+    """``body`` (a ``{"history", "tools"}`` object) in the form where the equivalences above
+    compare equal. Anything not recognizably a history is returned unchanged, for the JSON
+    comparison to report. Pure: returns a new value."""
+    if not isinstance(body, dict):
+        return body
+    out = dict(body)
+    history = out.get("history")
+    if isinstance(history, list):
+        out["history"] = [_canonical_history_message(m) for m in history]
+    if out.get("tools") == []:
+        out["tools"] = None
+    out.setdefault("tools", None)
+    return out

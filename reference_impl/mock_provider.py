@@ -36,10 +36,10 @@ import referencing
 import referencing.jsonschema
 
 from reference_impl.errors import TckError
+from reference_impl.wire.dialects import ANTHROPIC, OPENAI
+from reference_impl.wire.sse import decode_sse, encode_sse
 
 Api = Literal["anthropic", "openai"]
-ANTHROPIC: Final = "anthropic"
-OPENAI: Final = "openai"
 
 # --------------------------------------------------------------------------------------------
 # Routes: one table, read top to bottom. path -> (api, request schema name in the OpenAPI doc)
@@ -955,13 +955,6 @@ def anthropic_stream_events(
     return events
 
 
-def encode_sse(event: str | None, data: str) -> bytes:
-    """One SSE frame. ``data`` may hold newlines; each line becomes a ``data:`` field."""
-    lines = [f"event: {event}"] if event is not None else []
-    lines += [f"data: {line}" for line in data.split("\n")]
-    return ("\n".join(lines) + "\n\n").encode("utf-8")
-
-
 def _anthropic_frame(event: Mapping[str, Any]) -> bytes:
     # The event name always equals the data's type (clients such as DSH check that they agree).
     return encode_sse(str(event["type"]), json.dumps(event, ensure_ascii=False))
@@ -1071,30 +1064,6 @@ def _openai_frame(chunk: Mapping[str, Any]) -> bytes:
 
 
 OPENAI_DONE: Final = encode_sse(None, "[DONE]")
-
-
-# --------------------------------------------------------------------------------------------
-# Decoding (for tests and for anyone replaying a captured stream)
-# --------------------------------------------------------------------------------------------
-def decode_sse(data: bytes) -> list[tuple[str | None, str]]:
-    """Split an SSE byte stream into (event, data) frames; an unterminated tail is dropped."""
-    frames: list[tuple[str | None, str]] = []
-    text = data.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
-    for block in text.split("\n\n")[:-1]:
-        event: str | None = None
-        lines: list[str] = []
-        for line in block.split("\n"):
-            if line.startswith(":") or not line:
-                continue
-            name, _, value = line.partition(":")
-            value = value.removeprefix(" ")
-            if name == "event":
-                event = value
-            elif name == "data":
-                lines.append(value)
-        if event is not None or lines:
-            frames.append((event, "\n".join(lines)))
-    return frames
 
 
 # --------------------------------------------------------------------------------------------
@@ -1436,8 +1405,8 @@ class MockProvider:
 
     @staticmethod
     def _malformed(api: Api, next_frame: bytes, fault: MalformedChunk) -> bytes:
-        frames = decode_sse(next_frame)
-        event, data = frames[0] if frames else (None, "{}")
+        frames = decode_sse(next_frame)  # the one SSE codec (reference_impl.wire.sse)
+        event, data = (frames[0].event, frames[0].data) if frames else ("message", "{}")
         if fault.data is not None:
             bad = fault.data
         else:

@@ -29,11 +29,10 @@ from reference_impl.mock_provider import (
     ProviderState,
     SendBytes,
     SendHead,
-    decode_sse,
-    encode_sse,
     parse_script,
 )
 from reference_impl.mock_provider_server import load_openapi_document
+from reference_impl.wire.sse import decode_sse, encode_sse
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT_SCHEMA = json.loads(
@@ -151,14 +150,14 @@ def accumulate_anthropic(frames: list[tuple[str | None, str]]) -> dict[str, Any]
 
 
 def accumulate_openai(frames: list[tuple[str | None, str]]) -> dict[str, Any]:
-    assert frames[-1] == (None, "[DONE]")
+    assert frames[-1] == ("message", "[DONE]")
     message: dict[str, Any] = {}
     calls: list[dict[str, Any]] = []
     finish = None
     usage = None
     first = json.loads(frames[0][1])
     for event, data in frames[:-1]:
-        assert event is None
+        assert event == "message"  # no event line: the SSE default name
         chunk = json.loads(data)
         assert chunk["object"] == "chat.completion.chunk" and chunk["id"] == first["id"]
         if chunk.get("usage"):
@@ -897,7 +896,7 @@ def test_malformed_chunk_inserts_one_non_json_event_and_the_stream_goes_on() -> 
     plan = fault_plan(
         [{"kind": "malformed_chunk", "after_events": 0, "data": "line1\nline2"}], api="openai"
     )
-    assert decode_sse(body_of(plan))[0] == (None, "line1\nline2")
+    assert decode_sse(body_of(plan))[0] == ("message", "line1\nline2")
     plain = fault_plan([{"kind": "malformed_chunk"}], stream=False)
     assert head_of(plain).status == 200 and not _json_ok(body_of(plain).decode())
     assert int(dict(head_of(plain).headers)["content-length"]) == len(body_of(plain))
@@ -915,7 +914,7 @@ def test_stream_error_ends_the_stream_with_the_providers_error_event() -> None:
     assert len(frames) == 2 and isinstance(plan.steps[-1], Finish)
     plan = fault_plan([{"kind": "stream_error"}], api="openai")
     ((event, data),) = decode_sse(body_of(plan))
-    assert event is None
+    assert event == "message"  # no event line: the SSE default name
     assert json.loads(data)["error"]["type"] == "server_error"
     assert_valid("OpenAIError", json.loads(data))
     plain = fault_plan([{"kind": "stream_error", "error_type": "rate_limit_error"}], stream=False)
@@ -976,10 +975,10 @@ def _json_ok(text: str) -> bool:
 def test_sse_encoding_round_trips() -> None:
     frame = encode_sse("e", "a\nb")
     assert frame == b"event: e\ndata: a\ndata: b\n\n"
-    assert decode_sse(frame + b": comment\n\ndata: x\r\n\r\ndata: tail-without-end") == [
+    assert decode_sse(frame + b": comment\n\ndata: x\r\n\r\ndata: tail-without-end") == (
         ("e", "a\nb"),
-        (None, "x"),
-    ]
+        ("message", "x"),
+    )
 
 
 def test_plans_are_values_and_the_core_keeps_no_state() -> None:

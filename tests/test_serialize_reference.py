@@ -14,10 +14,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from harness.compare_wire import normalize_anthropic_messages, normalize_openai_chat
 from reference_impl import serialize_anthropic, serialize_openai
 from reference_impl.errors import TckError
 from reference_impl.ops import OPERATIONS
+from reference_impl.wire.normal_form import normalize_anthropic_messages, normalize_openai_chat
 
 
 def t(text: str) -> dict:

@@ -10,7 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import reference_impl.conversations as conv
-from reference_impl.conversations import ConversationTracker, normal_head, normal_message, track
+from reference_impl.conversations import ConversationTracker, track
+from reference_impl.wire.normal_form import normal_head, normal_message
 
 URL = "https://api.anthropic.com/v1/messages"
 SYSTEM = "You are a careful agent."
@@ -200,9 +201,9 @@ def test_normal_form_of_messages() -> None:
                                      "reasoning_content": "r", "refusal": None,
                                      "tool_calls": [{"id": "c", "function": {"name": "n",
                                                                              "arguments": "{}"}}]}
-                          ) == {"role": "assistant", "tool_calls": [
+                          ) == {"role": "assistant", "content": [], "tool_calls": [
                               {"id": "c", "type": "function",
-                               "function": {"name": "n", "arguments": "{}"}}]}
+                               "function": {"name": "n", "arguments": {}}}]}
     assert normal_head("openai", {"tools": None}) == {"tools": []}
 
 
@@ -273,3 +274,54 @@ def test_reusing_known_messages_changes_no_result(exchanges: list[dict[str, Any]
         with_reuse.observe(i, x)
         without.observe(i, x)
     assert with_reuse.result() == without.result()
+
+
+# --- forks ordered by evidence -------------------------------------------------------------------
+
+
+def test_a_fork_child_arriving_first_is_told_from_the_parent_by_the_tool_results() -> None:
+    # the parent's reply spawns a fork (a tool call); the child's first request repeats the
+    # parent's prefix and reply, then its task, and arrives before the parent's next request,
+    # which answers the call: the one answering it is the parent's next turn
+    call = {"type": "tool_use", "id": "toolu_spawn", "name": "fork", "input": {}}
+    start = [{"role": "user", "content": "go"}]
+    spawned = {"role": "assistant", "content": [{"type": "text", "text": "Forking."}, call]}
+    parent_first = exchange(start, {"status": 200, "body": {"content": spawned["content"]}})
+    child = exchange([*start, spawned, {"role": "user", "content": "fork task"}],
+                     reply("child done", False))
+    parent_next = exchange([*start, spawned, {"role": "user", "content": [
+        {"type": "tool_result", "tool_use_id": "toolu_spawn", "content": "child done"}]}],
+        reply("parent done", False))
+    result = track([parent_first, child, parent_next])
+    assert [(c.id, c.parent, c.fork_at, c.requests) for c in result.conversations] == [
+        ("c1", None, None, (0, 2)), ("c2", "c1", 2, (1,))]
+    assert result.findings == []
+    assert [(p.exchange, p.kind) for p in result.placements] == [
+        (0, "new"), (1, "fork"), (2, "continuation")]
+
+
+def test_without_tool_calls_the_first_to_arrive_continues_documented() -> None:
+    # what cannot be told apart: the shared reply called no tool, so the first request that
+    # extends it continues the conversation and the other is the fork
+    start = [{"role": "user", "content": "go"}, {"role": "assistant", "content": "ok"}]
+    first = exchange(start[:1], reply("ok", False))
+    child = exchange([*start, {"role": "user", "content": "fork task"}], reply("c", False))
+    parent_next = exchange([*start, {"role": "user", "content": "next"}], reply("p", False))
+    result = track([first, child, parent_next])
+    assert [(c.parent, c.fork_at, c.requests) for c in result.conversations] == [
+        (None, None, (0, 1)), ("c1", 2, (2,))]
+
+
+def test_memory_is_bounded_by_the_open_conversations() -> None:
+    # at most max_conversations stay open; a closed one leaves the tree (its nodes freed)
+    tracker = ConversationTracker(max_conversations=3)
+    sizes = []
+    for k in range(30):
+        messages = [{"role": "user", "content": f"session {k} question {t}"} for t in range(4)]
+        tracker.observe(k, exchange(messages, reply(f"answer {k}", False)))
+        sizes.append(len(tracker._child))
+    # three open conversations, each a path of four messages plus a reply, twice at most
+    # (message by message, and as the provider combines the four user turns into one)
+    assert max(sizes) <= 3 * 2 * 5
+    assert sizes[-1] == sizes[2]  # it stopped growing
+    assert len(tracker.result().conversations) == 30  # closed ones are still reported

@@ -15,7 +15,7 @@ import math
 import time
 import traceback
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
@@ -70,6 +70,8 @@ class ExchangeResult:
     conversation: str | None = None
     placement: str | None = None  # new | continuation | fork
     parent: str | None = None
+    #: the message a WA-D006 finding names, before and after: {"kind", "at", "before", "after"}
+    rewrite: Mapping[str, Any] | None = None
     checked: tuple[str, ...] = ()
     findings: tuple[Finding, ...] = ()
     errors: tuple[CheckError, ...] = ()
@@ -167,7 +169,7 @@ class Auditor:
         findings = list(audit.findings)
         errors = list(audit.errors)
         checked = list(audit.checked)
-        conversation = placement = parent = None
+        conversation = placement = parent = rewrite = None
         try:
             placed = self._tracker.observe(base["index"], decoded.exchange)
         except Exception as exc:  # a tracker bug must not end the audit
@@ -179,11 +181,15 @@ class Auditor:
             if placed is not None:
                 conversation, placement, parent = (placed.conversation, placed.kind,
                                                    placed.parent)
+                at = next((f.pointer for f in placed.findings if f.rule == "WA-D006"), None)
+                if at is not None:
+                    rewrite = {"kind": placed.rewrite[0] if placed.rewrite else "changed",
+                               "at": at, "before": placed.before, "after": placed.after}
                 findings.extend(placed.findings)
                 checked.extend(CONVERSATION_RULES)
         return ExchangeResult(
             **base, dialect=dialect, conversation=conversation, placement=placement,
-            parent=parent, checked=tuple(sorted(set(checked))),
+            parent=parent, rewrite=rewrite, checked=tuple(sorted(set(checked))),
             findings=tuple(sorted(set(findings))), errors=tuple(errors), notes=decoded.notes,
         )
 

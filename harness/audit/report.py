@@ -83,7 +83,24 @@ def _exchange_input(x: ExchangeResult, scrub: Scrubber) -> dict[str, Any]:
     }
     if x.error:
         out["error"] = scrub.text(x.error)
+    if x.rewrite is not None:  # the message WA-D006 names, both sides, scrubbed and cut short
+        out["rewrite"] = {
+            "kind": x.rewrite["kind"], "at": x.rewrite["at"],
+            **{side: _excerpt(scrub, x.rewrite.get(side)) for side in ("before", "after")}}
     return out
+
+
+#: characters of each side of a rewrite kept in the report
+REWRITE_EXCERPT = 4000
+
+
+def _excerpt(scrub: Scrubber, message: Any) -> str | None:
+    if message is None:
+        return None
+    text = json.dumps(message, ensure_ascii=False, indent=1, sort_keys=True)
+    if len(text) > REWRITE_EXCERPT:
+        text = text[:REWRITE_EXCERPT] + f"\n... ({len(text) - REWRITE_EXCERPT} more characters)"
+    return scrub.text(text)
 
 
 def _describe(x: ExchangeResult) -> str:

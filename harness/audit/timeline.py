@@ -71,10 +71,12 @@ def render_section(run: Run) -> str:
         "Each row names the rules that failed on that request.</p>",
     ]
     rows = 0
-    for conv, members in groups.items():
+    for conv, depth in _tree(list(groups), parents):
+        members = groups[conv]
         fails = sum(1 for _, cs in members for c in cs if c.status == "fail")
         fork = f" · fork of {h(parents[conv])}" if conv in parents else ""
-        summary = (f"<strong>{h(conv)}</strong> · {len(members)} request"
+        branch = "│  " * max(depth - 1, 0) + "└─ " if depth else ""
+        summary = (f"{branch}<strong>{h(conv)}</strong> · {len(members)} request"
                    f"{'s' if len(members) != 1 else ''}{fork} · "
                    + (f'<span class="st st-fail">✗ {fails} failing</span>' if fails
                       else '<span class="st st-pass">✓ no finding</span>'))
@@ -95,9 +97,39 @@ def render_section(run: Run) -> str:
                 f"{h(status_text)}</td><td>{h(inp.get('placement') or '')}</td>"
                 f"<td>{_findings_cell(cases)}</td></tr>"
             )
+            if isinstance(inp.get("rewrite"), Mapping):
+                parts.append(_rewrite_row(inp["rewrite"]))
         parts.append("</tbody></table></details>")
         if rows > MAX_ROWS:
             parts.append(f'<p class="muted">… the timeline stops at {MAX_ROWS} requests; '
                          "every request is in results.jsonl.</p>")
             break
     return "".join(parts)
+
+
+def _tree(convs: list[str], parents: Mapping[str, Any]) -> list[tuple[str, int]]:
+    """The conversations in tree order: each fork right after its parent's subtree starts,
+    with its depth (forks are drawn as branches of their parent)."""
+    children: dict[Any, list[str]] = {}
+    for conv in convs:
+        parent = parents.get(conv)
+        children.setdefault(parent if parent in convs else None, []).append(conv)
+    out: list[tuple[str, int]] = []
+    stack = [(conv, 0) for conv in reversed(children.get(None, []))]
+    while stack:
+        conv, depth = stack.pop()
+        out.append((conv, depth))
+        stack.extend((child, depth + 1) for child in reversed(children.get(conv, [])))
+    return out
+
+
+def _rewrite_row(rewrite: Mapping[str, Any]) -> str:
+    """The message a WA-D006 finding names, the previous request's beside this one's."""
+    def side(text: Any) -> str:
+        return f"<pre>{h(text)}</pre>" if text else '<span class="muted">(not kept)</span>'
+
+    return (f'<tr><td></td><td colspan="4"><details><summary>{h(rewrite.get("kind", ""))} at '
+            f'<code>{h(rewrite.get("at", ""))}</code>: the two requests side by side</summary>'
+            "<table><thead><tr><th>previous request</th><th>this request</th></tr></thead>"
+            f"<tbody><tr><td>{side(rewrite.get('before'))}</td>"
+            f"<td>{side(rewrite.get('after'))}</td></tr></tbody></table></details></td></tr>")

@@ -2,7 +2,8 @@
 
 The scenarios write histories as tables (one row per block) and read the request the
 implementation produced through the same wire normalization the vectors use
-(:mod:`harness.compare_wire`), so a check sees what the provider would see and nothing else.
+(:mod:`reference_impl.wire.normal_form`), so a check sees what the provider would see and
+nothing else.
 Every call goes through the ``tck_target`` fixture: the reference implementation in process, or
 an adapter given with ``--impl``.
 """
@@ -18,12 +19,12 @@ from typing import Any
 import pytest
 from pytest_bdd import given, parsers, then, when
 
-from harness.compare_wire import (
+from harness.outcome import CallResult, Errored, Output, Rejected
+from reference_impl.wire.normal_form import (
     normalize_anthropic_messages,
     normalize_openai_chat,
     same_openai_content,
 )
-from harness.outcome import CallResult, Errored, Output, Rejected
 
 WIRE = r"(?P<wire>Anthropic Messages|Messages|Chat Completions)"
 _OPERATION = {"anthropic": "anthropic.serialize", "openai": "openai.serialize"}

@@ -1,4 +1,4 @@
-"""Server-sent events and assistant replies, as pure functions (wire-audit family).
+"""The assistant reply a captured response carries, JSON or streamed (pure functions).
 
 The conversation tracker needs the assistant reply of each captured exchange: the next request
 of a conversation must begin with the previous request's messages plus that reply. A reply is
@@ -17,63 +17,11 @@ tracker then accepts whatever the agent sends next. Nothing here does I/O.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-ANTHROPIC = "anthropic"
-OPENAI = "openai"
-
-
-@dataclass(frozen=True)
-class SseEvent:
-    """One dispatched server-sent event (the WHATWG field rules; ``id`` and ``retry`` ignored)."""
-
-    event: str
-    data: str
-
-    def to_json(self) -> dict[str, str]:
-        return {"event": self.event, "data": self.data}
-
-
-def parse_sse(text: str) -> tuple[SseEvent, ...]:
-    """Split an event stream into events.
-
-    Lines end with CRLF, LF or CR; ``:`` starts a comment; ``data`` lines of one event are
-    joined with LF; an event is dispatched at a blank line, and a trailing event without its
-    blank line is not dispatched (the stream was cut), as the SSE specification says.
-    """
-    events: list[SseEvent] = []
-    name = ""
-    data: list[str] = []
-    has_data = False
-    for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n")[:-1]:
-        if line == "":
-            if has_data:
-                events.append(SseEvent(name or "message", "\n".join(data)))
-            name, data, has_data = "", [], False
-            continue
-        if line.startswith(":"):
-            continue
-        field, sep, value = line.partition(":")
-        if sep and value.startswith(" "):
-            value = value[1:]
-        if field == "event":
-            name = value
-        elif field == "data":
-            data.append(value)
-            has_data = True
-    return tuple(events)
-
-
-def events_from_json(raw: Any) -> tuple[SseEvent, ...]:
-    """The ``events`` member of a captured response (``[{"event", "data"}]``) as values."""
-    out: list[SseEvent] = []
-    if isinstance(raw, list):
-        for item in raw:
-            if isinstance(item, Mapping) and isinstance(item.get("data"), str):
-                out.append(SseEvent(str(item.get("event") or "message"), item["data"]))
-    return tuple(out)
+from reference_impl.wire.dialects import ANTHROPIC, OPENAI
+from reference_impl.wire.sse import SseEvent, events_from_json
 
 
 def _loads(data: str) -> Any:
@@ -247,6 +195,3 @@ def assistant_reply(dialect: str, response: Any) -> dict[str, Any] | None:
         return _openai_from_events(events) if events else _openai_from_body(response.get("body"))
     return None
 
-
-def events_to_json(events: Iterable[SseEvent]) -> list[dict[str, str]]:
-    return [ev.to_json() for ev in events]

@@ -1,4 +1,4 @@
-"""harness.compare_wire: each equivalence the provider grants, each difference a rule keeps."""
+"""reference_impl.wire.normal_form: each equivalence the provider grants, each difference kept."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import json
 import pytest
 
 from harness.compare import compare
-from harness.compare_wire import (
+from reference_impl.wire.normal_form import (
     NotARequest,
     align_openai_chat,
     normalize_anthropic_messages,
@@ -220,20 +220,23 @@ def _assistant(*blocks: dict) -> dict:
                          {"role": "user", "content": "more"}]}
 
 
-@pytest.mark.parametrize("unsigned", [_thinking(), _thinking(signature=""),
-                                      _thinking(signature=None)])
-def test_anthropic_unsigned_assistant_thinking_is_no_block(unsigned: dict) -> None:
-    assert a_same(_assistant(unsigned), _assistant())
-    assert a_same(_assistant(unsigned), _assistant(_thinking(signature="")))
+def test_anthropic_unsigned_assistant_thinking_is_compared() -> None:
+    # Decision (reference_impl/wire/equivalences.py, assistant-reasoning-messages): the source
+    # runtime sends reasoning without replay metadata as a thinking block without signature
+    # (llm-deepseek/src/serialize.ts), and BO-011 keeps assistant reasoning: dropping it differs.
+    assert not a_same(_assistant(_thinking()), _assistant())
+    assert a_same(_assistant(_thinking()), _assistant(_thinking(signature=None)))  # null member
+    assert not a_same(_assistant(_thinking()), _assistant(_thinking(signature="s")))
 
 
-def test_anthropic_unsigned_thinking_in_its_own_assistant_turn_combines_first() -> None:
-    # the provider combines consecutive assistant turns, then sets unsigned thinking aside
+def test_anthropic_thinking_in_its_own_assistant_turn_combines() -> None:
+    # the provider combines consecutive assistant turns, blocks in order
     split = {"messages": [{"role": "user", "content": "q"},
                           {"role": "assistant", "content": [_thinking()]},
                           {"role": "assistant", "content": [_text("answer")]},
                           {"role": "user", "content": "more"}]}
-    assert a_same(split, _assistant())
+    assert a_same(split, _assistant(_thinking()))
+    assert not a_same(split, _assistant())
 
 
 def test_anthropic_signed_assistant_thinking_is_compared() -> None:
@@ -256,14 +259,14 @@ def test_anthropic_unsigned_thinking_outside_assistant_turns_is_visible() -> Non
         assert not a_same(plain, user)
 
 
-def test_anthropic_turn_of_unsigned_thinking_only_stays_an_empty_turn() -> None:
+def test_anthropic_turn_of_unsigned_thinking_only_is_kept() -> None:
     only = {"messages": [{"role": "user", "content": "q"},
                          {"role": "assistant", "content": [_thinking()]},
                          {"role": "user", "content": "more"}]}
     skipped = {"messages": [{"role": "user", "content": "q"}, {"role": "user", "content": "more"}]}
     assert not a_same(only, skipped)
     assert normalize_anthropic_messages(only)["messages"][1] == {"role": "assistant",
-                                                                 "content": []}
+                                                                 "content": [_thinking()]}
 
 
 def test_anthropic_tool_result_order_is_kept() -> None:
@@ -537,7 +540,7 @@ def test_compare_modes_use_these_normalizers() -> None:
 
 
 def test_defer_loading_false_is_the_provider_default():
-    from harness.compare_wire import normalize_anthropic_messages as norm
+    from reference_impl.wire.normal_form import normalize_anthropic_messages as norm
 
     tool = {"name": "t", "input_schema": {"type": "object"}}
     plain = {"messages": [], "tools": [tool]}

@@ -1,4 +1,4 @@
-"""reference_impl.wire_sse: SSE framing and assembling the assistant reply of a response."""
+"""reference_impl.wire.sse and .reply: SSE framing, assembling the reply of a response."""
 
 from __future__ import annotations
 
@@ -8,14 +8,9 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reference_impl.wire_sse import (
-    ANTHROPIC,
-    OPENAI,
-    SseEvent,
-    assistant_reply,
-    events_to_json,
-    parse_sse,
-)
+from reference_impl.wire.dialects import ANTHROPIC, OPENAI
+from reference_impl.wire.reply import assistant_reply
+from reference_impl.wire.sse import SseEvent, decode_sse, encode_sse, events_to_json, parse_sse
 
 
 def test_sse_framing_follows_the_specification() -> None:
@@ -30,6 +25,15 @@ def test_sse_framing_follows_the_specification() -> None:
         SseEvent("message", "no space"),
         SseEvent("three", "x"),
     )
+
+
+@settings(max_examples=200, deadline=None)
+@given(event=st.one_of(st.none(), st.text("abc_", min_size=1)),
+       data=st.text(st.characters(blacklist_categories=("Cs",))))
+def test_encoding_then_decoding_gives_the_event_back(event: str | None, data: str) -> None:
+    # one codec, both directions: CR and CRLF in data are line ends, read back as LF
+    want = data.replace("\r\n", "\n").replace("\r", "\n")
+    assert decode_sse(encode_sse(event, data)) == (SseEvent(event or "message", want),)
 
 
 def test_events_round_trip_through_json() -> None:

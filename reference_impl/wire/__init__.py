@@ -1,0 +1,15 @@
+"""The provider wire model: one normal form of a request, one reply reader, one SSE codec.
+
+Shared by vector comparison (``harness.compare``), the audit (``reference_impl.conversations``,
+``reference_impl.wire_rules``) and the mock provider (``reference_impl.mock_provider``):
+
+=====================  =========================================================================
+``dialects``           the two wire formats by name (``ANTHROPIC``, ``OPENAI``)
+``equivalences``       every equivalence the normal form applies, listed once with its reason
+``normal_form``        a request (or one message, or the head) in the form the provider sees
+``reply``              the complete assistant reply of a captured JSON or streamed response
+``sse``                the one server-sent-events codec (decode and encode)
+=====================  =========================================================================
+
+Pure functions and values only: nothing here reads files, sockets or clocks.
+"""

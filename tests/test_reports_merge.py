@@ -1,0 +1,67 @@
+"""``agent-tck report --merge``: several results streams, one report, verdicts recomputed."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import pytest
+
+from harness.commands.report import merge_runs, report
+from harness.errors import HarnessError
+from harness.reports.stream import parse_lines
+from tests.reports_sample_runs import (
+    RULES,
+    case,
+    failing_records,
+    footer,
+    header,
+    passing_records,
+    truncated_records,
+)
+
+
+def run_of(records: list[dict], source: str):
+    return parse_lines([json.dumps(r) for r in records], source)
+
+
+def test_merging_a_passing_and_a_failing_host_fails_where_one_failed() -> None:
+    merged = merge_runs([run_of(passing_records(), "a/results.jsonl"),
+                         run_of(failing_records(), "b/results.jsonl")])
+    assert len(merged.cases) == 5 + 6
+    assert [c.case for c in merged.cases][:2] == ["1:bo-reasoning", "1:bo-tool-call"]
+    assert merged.rule_status["BO-001"] == "fail"  # host b failed it
+    assert merged.rule_status["BO-002"] == "fail"
+    assert merged.footer is not None and merged.footer.exit_code == 1
+    assert merged.footer.verdicts["overall"].verdict == "not conformant"
+    assert "a/results.jsonl" in merged.notes[0] and "b/results.jsonl" in merged.notes[0]
+
+
+def test_two_passing_hosts_stay_conformant_and_a_truncated_one_truncates() -> None:
+    one = run_of(passing_records(), "a")
+    assert merge_runs([one, one]).footer.exit_code == 0
+    assert merge_runs([one, run_of(truncated_records(), "t")]).truncated
+
+
+def test_another_catalogue_cannot_be_merged() -> None:
+    cases = [case(1, "x", ["BO-001"], "pass")]
+    other = [header(rules=RULES[:1], families=["block-omission"]), *cases,
+             footer(cases, RULES[:1])]
+    with pytest.raises(HarnessError, match="another catalogue"):
+        merge_runs([run_of(passing_records(), "a"), run_of(other, "b")])
+
+
+def test_the_command_merges_files_and_asks_for_merge(tmp_path: Path,
+                                                     capsys: pytest.CaptureFixture) -> None:
+    paths = []
+    for name, records in (("a", passing_records()), ("b", failing_records())):
+        path = tmp_path / name / "results.jsonl"
+        path.parent.mkdir()
+        path.write_text("".join(json.dumps(r) + "\n" for r in records))
+        paths.append(path)
+    assert report(argparse.Namespace(results=paths, merge=True, format="md")) == 0
+    out = capsys.readouterr().out
+    assert "2:bo-reasoning-2" in out
+    with pytest.raises(HarnessError, match="--merge"):
+        report(argparse.Namespace(results=paths, merge=False, format="md"))
