@@ -67,6 +67,10 @@ def register(subparsers: Any) -> None:
     p.add_argument("--max-body", type=int, default=None, metavar="BYTES",
                    help="largest decoded body the audit reads (default 64 MiB); larger ones "
                         "are noted, not audited")
+    p.add_argument("--save-vectors", type=Path, metavar="DIR",
+                   help="with --read: write a minimized regression vector for each finding of "
+                        "a serializer rule into DIR/audit-regression.json, for "
+                        "'agent-tck run --impl ... --vectors DIR' (docs/AUDIT.md)")
     p.set_defaults(func=run)
 
 
@@ -76,7 +80,11 @@ def run(args: argparse.Namespace) -> int:
             raise HarnessError("USAGE", "--upstream, --mode, --confdir and --mitmdump go with "
                                         "--listen, not --read")
         return read_command(args.read, args.report_dir, fmt=args.format, name=args.name,
-                            max_body=args.max_body, out=sys.stdout, err=sys.stderr)
+                            max_body=args.max_body, out=sys.stdout, err=sys.stderr,
+                            save_vectors=args.save_vectors)
+    if args.save_vectors:
+        raise HarnessError("USAGE", "--save-vectors goes with --read (the live proxy keeps no "
+                                    "bodies); record the traffic and audit it with --read")
     return proxy_command(args, out=sys.stdout, err=sys.stderr)
 
 
@@ -85,7 +93,7 @@ def run(args: argparse.Namespace) -> int:
 
 def read_command(files: list[Path], report_dir: Path, *, fmt: str = "text",
                  name: str = "audited agent", max_body: int | None = None,
-                 out: IO[str], err: IO[str]) -> int:
+                 out: IO[str], err: IO[str], save_vectors: Path | None = None) -> int:
     from harness.audit.engine import Auditor
     from harness.audit.readers import CaptureNote, read_capture
     from harness.audit.redact import Scrubber
@@ -94,18 +102,29 @@ def read_command(files: list[Path], report_dir: Path, *, fmt: str = "text",
     auditor = Auditor() if max_body is None else Auditor(max_body=max_body)
     scrub = Scrubber()
     unusable = 0
+    saver = VectorSaver(scrub, auditor.max_body) if save_vectors is not None else None
     for path in files:
         try:
             for item in read_capture(path):
                 if isinstance(item, CaptureNote):
                     auditor.note(f"{item.ref}: {item.message}")
                 else:
-                    auditor.observe(item)
+                    result = auditor.observe(item)
+                    if saver is not None:
+                        saver.observe(path, item, result)
         except HarnessError as exc:  # this file is not a capture: noted, the others audited
             unusable += 1
             auditor.note(f"{exc.where or path}: not audited: {exc.code}: {exc.message}")
     result = auditor.result()
     source = "agent-tck audit --read " + " ".join(p.name for p in files)
+    if saver is not None:
+        for note in saver.notes:
+            auditor.note(note)
+        saved = saver.write(save_vectors, source)
+        result = auditor.result()
+        err.write(f"agent-tck audit: {len(saver.cases)} regression vectors"
+                  + (f" saved to {saved}" if saved else " (no serializer finding to save)")
+                  + "\n")
     paths = write_reports(report_dir, result, source=source, name=name, scrub=scrub)
     if fmt == "json":
         json.dump(to_json(result, source=source, scrub=scrub), out, indent=2,
@@ -120,6 +139,49 @@ def read_command(files: list[Path], report_dir: Path, *, fmt: str = "text",
                   "captures (see the notes above)\n")
         return 2
     return result.exit_code
+
+
+class VectorSaver:
+    """``--save-vectors``: a case per (request, serializer rule) found (the pure work is
+    :mod:`harness.audit.regression`); a finding no case can be built for is a note."""
+
+    def __init__(self, scrub: Any, max_body: int) -> None:
+        self.scrub, self.max_body = scrub, max_body
+        self.cases: list[dict[str, Any]] = []
+        self.notes: list[str] = []
+
+    def observe(self, path: Path, raw: Any, result: Any) -> None:
+        from harness.audit import regression
+        from harness.audit.capture import to_exchange
+
+        rules = sorted({f.rule for f in result.findings if regression.is_serializer_rule(f.rule)})
+        if not rules or result.dialect is None:
+            return
+        body = (to_exchange(raw, self.max_body).exchange or {}).get("request", {}).get("body")
+        stem = "".join(c if c.isalnum() else "-" for c in path.stem.lower()).strip("-") or "x"
+        for rule in rules:
+            case_id = f"audit.{stem}.{result.index}.{rule.lower()}"
+            try:
+                self.cases.append(regression.build_case(
+                    body, result.dialect, rule, case_id, f"request #{result.index} of {path.name}",
+                    scrub=self.scrub.value))
+            except regression.NotReconstructible as exc:
+                self.notes.append(f"#{result.index}: no regression vector for {rule}: {exc}")
+            except Exception as exc:  # a bug here must not end the audit: a note, no traceback
+                self.notes.append(f"#{result.index}: no regression vector for {rule}: "
+                                  f"{type(exc).__name__}: {exc}")
+
+    def write(self, folder: Path, source: str) -> Path | None:
+        """One file per rule family: DIR/<family>/audit-regression.json."""
+        from harness.audit.regression import vector_files
+
+        if not self.cases:
+            return None
+        for family, doc in vector_files(self.cases, source).items():
+            (folder / family).mkdir(parents=True, exist_ok=True)
+            (folder / family / "audit-regression.json").write_text(
+                json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
+        return folder
 
 
 def print_text(result: Any, paths: dict[str, Path], scrub: Any, out: IO[str]) -> None:
