@@ -30,13 +30,11 @@ from __future__ import annotations
 import copy
 import json
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, TypeVar
+from typing import Any
 
 from reference_impl.errors import TckError
 from reference_impl.ops import run_operation
 from reference_impl.wire_rules import audit_exchange
-
-T = TypeVar("T")
 
 #: rule families a history serializer decides, by rule prefix (a finding of another rule is
 #: not saved); a case goes in a file of its rule's family (harness/families/)
@@ -66,7 +64,7 @@ def family_of(rule: str) -> str:
 # --- delta debugging --------------------------------------------------------------------------
 
 
-def ddmin(items: Sequence[T], test: Callable[[list[T]], bool]) -> list[T]:
+def ddmin[T](items: Sequence[T], test: Callable[[list[T]], bool]) -> list[T]:
     """Zeller's ddmin: a 1-minimal sublist of ``items`` (order kept) on which ``test`` holds
     (removing any one more item makes it fail). ``test(list(items))`` must hold. The empty list
     is tried first: a part the finding does not need at all goes in one step."""
@@ -119,8 +117,10 @@ def minimize(body: Mapping[str, Any], dialect: str, rule: str) -> dict[str, Any]
     members other than system, messages and tools are dropped (they are no serializer input)."""
     out: dict[str, Any] = {k: copy.deepcopy(body[k]) for k in ("system", "messages", "tools")
                            if k in body}
-    if not still_fails(out, dialect, rule):
-        raise NotReconstructible(f"the {rule} finding does not reproduce on the request alone")
+    history_of(out, dialect)  # raises what cannot be read back
+    if rule not in rules_found(out, dialect):
+        raise NotReconstructible(f"the {rule} finding does not reproduce on the request body "
+                                 "alone (it needs the headers or an earlier request)")
 
     def with_messages(messages: list[Any]) -> dict[str, Any]:
         return {**out, "messages": messages}
@@ -133,13 +133,18 @@ def minimize(body: Mapping[str, Any], dialect: str, rule: str) -> dict[str, Any]
         if not isinstance(content, list) or len(content) < 2:
             continue
 
-        def with_blocks(blocks: list[Any], i: int = i) -> dict[str, Any]:
-            ms = list(out["messages"])
+        def with_blocks(blocks: list[Any], i: int = i, base: dict[str, Any] = out
+                        ) -> dict[str, Any]:
+            ms = list(base["messages"])
             ms[i] = {**ms[i], "content": blocks}
             return with_messages(ms)
 
-        blocks = ddmin(content, lambda bs: bool(bs) and still_fails(with_blocks(bs), dialect,
-                                                                    rule))
+        # a turn that had words keeps some, so that it is not left with nothing to send
+        # (which would make the case bear on BO-D001 "a user message with nothing left to send
+        # is skipped" too: one reason to fail per case)
+        anchored = any(_worded(b) for b in content)
+        blocks = ddmin(content, lambda bs: bool(bs) and (not anchored or any(
+            _worded(b) for b in bs)) and still_fails(with_blocks(bs), dialect, rule))
         out = with_blocks(blocks)
     if isinstance(out.get("tools"), list):
         tools = ddmin(out["tools"], lambda ts: still_fails(
@@ -152,6 +157,10 @@ def minimize(body: Mapping[str, Any], dialect: str, rule: str) -> dict[str, Any]
         if still_fails(without, dialect, rule):
             out = without
     return out
+
+
+def _worded(block: Any) -> bool:
+    return isinstance(block, Mapping) and block.get("type") == "text" and bool(block.get("text"))
 
 
 def blank_texts(body: dict[str, Any], dialect: str, rule: str) -> dict[str, Any]:
@@ -299,6 +308,12 @@ def _from_anthropic(body: Mapping[str, Any]) -> dict[str, Any]:
             history.append({"role": "assistant",
                             "content": [_anthropic_block(b) for b in blocks]})
         elif role == "system":  # an in-history update (IHU) or a tool change (DM)
+            if all(h["role"] == "system" for h in history):
+                # IHU-D003: no turn before it on the wire, so the turn the runtime omitted
+                # before it is not in the capture; read back as it is, it would be the system
+                # head and the case would not bear on the rule
+                raise NotReconstructible("an in-history system message with no turn before "
+                                         "it: what the runtime omitted there is not on the wire")
             content = [_anthropic_block(b) for b in blocks]
             changes = any(b["type"] in ("tool-addition", "tool-removal") for b in content)
             history.append({"role": "developer" if changes else "system", "content": content})
@@ -332,6 +347,14 @@ def _openai_part(p: Any) -> dict[str, Any]:
         return _text(p.get("text"))
     if kind in _OPENAI_PARTS:
         return {"type": "reasoning", "text": _str(p.get("text", p.get(kind, "")))}
+    if kind == "image_url":  # BO-D006: a data URL (the only image form the serializer makes)
+        url = p.get("image_url", {}).get("url") if isinstance(p.get("image_url"), Mapping) \
+            else None
+        head, sep, data = _str(url).partition(";base64,")
+        if not sep or not head.startswith("data:"):
+            raise NotReconstructible("an image_url that is not a base64 data URL")
+        return {"type": "image", "attachment": {"mediaType": head.removeprefix("data:"),
+                                                "data": data}}
     if kind in ("tool_call", "tool_use", "function_call"):
         return {"type": "tool-call", "id": _str(p.get("id", "call")), "name": _str(
             p.get("name", "tool")), "arguments": "{}"}
@@ -389,7 +412,7 @@ def expectation(payload: Mapping[str, Any], dialect: str) -> dict[str, Any]:
         return {"error": {"code": exc.code}}
 
 
-def build_case(body: Mapping[str, Any], dialect: str, rule: str, case_id: str, where: str,
+def build_case(body: Mapping[str, Any], dialect: str, rule: str, *, case_id: str, where: str,
                scrub: Callable[[Any], Any] = lambda v: v) -> dict[str, Any]:
     """One minimized vector case for ``rule`` found on the request ``body``. ``where`` names
     the captured request in the description; ``scrub`` redacts the kept values (the audit's
@@ -398,11 +421,16 @@ def build_case(body: Mapping[str, Any], dialect: str, rule: str, case_id: str, w
         raise NotReconstructible("the request body is not a JSON object")
     small = blank_texts(minimize(body, dialect, rule), dialect, rule)
     payload = scrub(history_of(small, dialect))
+    expected = expectation(payload, dialect)
+    if "output" in expected and rule in rules_found(expected["output"], dialect):
+        # a self-check of the inverse: the reference's request must not break the rule itself
+        raise NotReconstructible(f"the reconstructed history still gives {rule} through the "
+                                 "reference serializer")
     return {"id": case_id, "rules": [rule],
             "description": f"agent-tck audit: {rule} on {where}, minimized "
                            f"({len(small.get('messages', []))} of "
                            f"{len(body.get('messages', []))} messages kept).",
-            "input": payload, "expect": {_OPERATION[dialect]: expectation(payload, dialect)}}
+            "input": payload, "expect": {_OPERATION[dialect]: expected}}
 
 
 def vector_files(cases: Sequence[Mapping[str, Any]], source: str) -> dict[str, dict[str, Any]]:

@@ -163,7 +163,8 @@ class VectorSaver:
             case_id = f"audit.{stem}.{result.index}.{rule.lower()}"
             try:
                 self.cases.append(regression.build_case(
-                    body, result.dialect, rule, case_id, f"request #{result.index} of {path.name}",
+                    body, result.dialect, rule, case_id=case_id,
+                    where=f"request #{result.index} of {path.name}",
                     scrub=self.scrub.value))
             except regression.NotReconstructible as exc:
                 self.notes.append(f"#{result.index}: no regression vector for {rule}: {exc}")
