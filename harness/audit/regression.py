@@ -143,7 +143,7 @@ def minimize(body: Mapping[str, Any], dialect: str, rule: str) -> dict[str, Any]
         # (which would make the case bear on BO-D001 "a user message with nothing left to send
         # is skipped" too: one reason to fail per case)
         anchored = any(_worded(b) for b in content)
-        blocks = ddmin(content, lambda bs: bool(bs) and (not anchored or any(
+        blocks = ddmin(content, lambda bs, anchored=anchored: bool(bs) and (not anchored or any(
             _worded(b) for b in bs)) and still_fails(with_blocks(bs), dialect, rule))
         out = with_blocks(blocks)
     if isinstance(out.get("tools"), list):
