@@ -71,17 +71,25 @@ def register(subparsers: Any) -> None:
                    help="with --read: write a minimized regression vector for each finding of "
                         "a serializer rule into DIR/audit-regression.json, for "
                         "'agent-tck run --impl ... --vectors DIR' (docs/AUDIT.md)")
+    p.add_argument("--jobs", type=int, default=1, metavar="N",
+                   help="with --read: audit the files in N processes; files whose "
+                        "conversations may cross are audited together, with a note "
+                        "(docs/AUDIT.md)")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.jobs < 1:
+        raise HarnessError("USAGE", "--jobs takes a positive number of processes")
     if args.read:
         if args.upstream or args.mode or args.confdir or args.mitmdump:
             raise HarnessError("USAGE", "--upstream, --mode, --confdir and --mitmdump go with "
                                         "--listen, not --read")
         return read_command(args.read, args.report_dir, fmt=args.format, name=args.name,
                             max_body=args.max_body, out=sys.stdout, err=sys.stderr,
-                            save_vectors=args.save_vectors)
+                            save_vectors=args.save_vectors, jobs=args.jobs)
+    if args.jobs != 1:
+        raise HarnessError("USAGE", "--jobs goes with --read")
     if args.save_vectors:
         raise HarnessError("USAGE", "--save-vectors goes with --read (the live proxy keeps no "
                                     "bodies); record the traffic and audit it with --read")
@@ -93,36 +101,26 @@ def run(args: argparse.Namespace) -> int:
 
 def read_command(files: list[Path], report_dir: Path, *, fmt: str = "text",
                  name: str = "audited agent", max_body: int | None = None,
-                 out: IO[str], err: IO[str], save_vectors: Path | None = None) -> int:
-    from harness.audit.engine import Auditor
-    from harness.audit.readers import CaptureNote, read_capture
+                 out: IO[str], err: IO[str], save_vectors: Path | None = None,
+                 jobs: int = 1) -> int:
+    from harness.audit.batch import audit_group, audit_parallel
     from harness.audit.redact import Scrubber
     from harness.audit.report import to_json, write_reports
 
-    auditor = Auditor() if max_body is None else Auditor(max_body=max_body)
     scrub = Scrubber()
-    unusable = 0
-    saver = VectorSaver(scrub, auditor.max_body) if save_vectors is not None else None
-    for path in files:
-        try:
-            for item in read_capture(path):
-                if isinstance(item, CaptureNote):
-                    auditor.note(f"{item.ref}: {item.message}")
-                else:
-                    result = auditor.observe(item)
-                    if saver is not None:
-                        saver.observe(path, item, result)
-        except HarnessError as exc:  # this file is not a capture: noted, the others audited
-            unusable += 1
-            auditor.note(f"{exc.where or path}: not audited: {exc.code}: {exc.message}")
-    result = auditor.result()
+    save = save_vectors is not None
+    if jobs > 1 and len(files) > 1:
+        result, unusable, cases = audit_parallel([str(p) for p in files], jobs=jobs,
+                                                 max_body=max_body, salt=scrub.salt,
+                                                 save_vectors=save)
+    else:
+        group = audit_group([str(p) for p in files], max_body=max_body, salt=scrub.salt,
+                            save_vectors=save, keys=False)
+        result, unusable, cases = group.result, group.unusable, list(group.cases)
     source = "agent-tck audit --read " + " ".join(p.name for p in files)
-    if saver is not None:
-        for note in saver.notes:
-            auditor.note(note)
-        saved = saver.write(save_vectors, source)
-        result = auditor.result()
-        err.write(f"agent-tck audit: {len(saver.cases)} regression vectors"
+    if save_vectors is not None:
+        saved = write_vectors(save_vectors, cases, source)
+        err.write(f"agent-tck audit: {len(cases)} regression vectors"
                   + (f" saved to {saved}" if saved else " (no serializer finding to save)")
                   + "\n")
     paths = write_reports(report_dir, result, source=source, name=name, scrub=scrub)
@@ -172,17 +170,19 @@ class VectorSaver:
                 self.notes.append(f"#{result.index}: no regression vector for {rule}: "
                                   f"{type(exc).__name__}: {exc}")
 
-    def write(self, folder: Path, source: str) -> Path | None:
-        """One file per rule family: DIR/<family>/audit-regression.json."""
-        from harness.audit.regression import vector_files
 
-        if not self.cases:
-            return None
-        for family, doc in vector_files(self.cases, source).items():
-            (folder / family).mkdir(parents=True, exist_ok=True)
-            (folder / family / "audit-regression.json").write_text(
-                json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
-        return folder
+
+def write_vectors(folder: Path, cases: list[dict[str, Any]], source: str) -> Path | None:
+    """One file per rule family: DIR/<family>/audit-regression.json (None: nothing saved)."""
+    from harness.audit.regression import vector_files
+
+    if not cases:
+        return None
+    for family, doc in vector_files(cases, source).items():
+        (folder / family).mkdir(parents=True, exist_ok=True)
+        (folder / family / "audit-regression.json").write_text(
+            json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
+    return folder
 
 
 def print_text(result: Any, paths: dict[str, Path], scrub: Any, out: IO[str]) -> None:
