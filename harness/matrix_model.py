@@ -245,7 +245,8 @@ def regression_vectors(cell_id: str, api: str, audit: Mapping[str, Any],
     with one ``wire.check`` case per request that had per-request findings: the request body
     as the provider received it (to be redacted by the caller) and the findings it must give.
     Cross-request rules (WA-D006, WA-D007, WA-001) need the whole conversation and are left
-    out. None when there is nothing to save."""
+    out. None when there is nothing to save. (These pin the wire checker; the audit's
+    ``--save-vectors``, harness/audit/regression.py, pins an implementation's serializer.)"""
     skip = set(conversation_rules)
     path = "/v1/messages" if api == "anthropic" else "/v1/chat/completions"
     cases = []

@@ -176,3 +176,59 @@ def test_the_inverse_reads_back_what_the_reference_serializer_writes(family: str
                 assert run_operation(op, back) == want, (case["id"], op)
                 checked += 1
     assert checked >= 10
+
+
+# --- audit --read --jobs N ----------------------------------------------------------------------
+
+
+def _placements(audit_json: dict[str, Any]) -> list[tuple[Any, ...]]:
+    """Per exchange (by capture reference): its placement and findings, conversation ids aside
+    (they are numbered per stream)."""
+    out = []
+    for x in audit_json["exchanges"]:
+        out.append((x.get("ref"), x.get("placement"),
+                    sorted((f["rule"], f["pointer"]) for f in x.get("findings", []))))
+    return sorted(out, key=lambda t: str(t))
+
+
+def test_jobs_audits_independent_files_apart_and_linked_files_together(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    first = [{"role": "user", "content": "list the files"}]
+    reply = [{"role": "assistant", "content": [{"type": "text", "text": "a.txt"}]}]
+    files = {
+        # a conversation that goes on in the next file: request 2 continues request 1
+        "one.jsonl": [exchange({"messages": first})],
+        "two.jsonl": [exchange({"messages": [*first, *reply, {"role": "user", "content": [
+            {"type": "text", "text": "thanks"},
+            {"type": "thinking", "thinking": "t", "signature": "s"}]}]})],
+        # unrelated
+        "three.jsonl": [exchange({"messages": [{"role": "user", "content": "weather?"}]})],
+    }
+    for name, xs in files.items():
+        x = xs[0]
+        x["response"]["body"]["content"] = [{"type": "text", "text": "a.txt"}]
+        (tmp_path / name).write_text("\n".join(json.dumps(e) for e in xs) + "\n")
+    paths = [str(tmp_path / n) for n in files]
+    runs = {}
+    for jobs in ("1", "2"):
+        code = main(["audit", "--read", *paths, "--jobs", jobs, "--report-dir",
+                     str(tmp_path / f"r{jobs}"), "--save-vectors", str(tmp_path / f"v{jobs}")])
+        assert code == 1
+        runs[jobs] = (json.loads((tmp_path / f"r{jobs}" / "audit.json").read_text()),
+                      capsys.readouterr().err)
+    (seq, seq_err), (par, par_err) = runs["1"], runs["2"]
+    assert _placements(par) == _placements(seq)
+    assert [x.get("placement") for x in seq["exchanges"]] == ["new", "continuation", "new"]
+    assert "conversations may cross files one.jsonl, two.jsonl" in par_err
+    assert "three.jsonl" not in par_err.split("conversations may cross")[1].split("\n")[0]
+    assert "cross files" not in seq_err
+    assert [c["rules"] for c in saved_cases(tmp_path / "v2")] == [["BO-001"]]
+    assert saved_cases(tmp_path / "v2")[0]["input"] == saved_cases(tmp_path / "v1")[0]["input"]
+
+
+def test_linked_groups_are_connected_components() -> None:
+    from harness.audit.batch import linked
+
+    keys = [frozenset({"a"}), frozenset({"x"}), frozenset({"b", "a"}), frozenset({"b"}),
+            frozenset()]
+    assert linked(keys) == [[0, 2, 3], [1], [4]]
