@@ -141,10 +141,14 @@ def audit_parallel(paths: Sequence[str], *, jobs: int, max_body: int | None, sal
                    save_vectors: bool) -> tuple[AuditResult, int, list[dict[str, Any]]]:
     """Every file audited alone in ``jobs`` processes; linked files audited again together.
     (the merged result, unusable files, --save-vectors cases)."""
+    import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
     kw = {"max_body": max_body, "salt": salt, "save_vectors": save_vectors}
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
+    # spawn, not fork: forking a process that runs threads (a test runner, the proxy) can
+    # deadlock the child
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
         alone = list(pool.map(_one, [([p], kw) for p in paths]))
         groups = linked([g.keys[0] for g in alone])
         joint = {tuple(g): pool.submit(audit_group, [paths[i] for i in g], keys=False, **kw)
