@@ -188,7 +188,7 @@ def _placements(audit_json: dict[str, Any]) -> list[tuple[Any, ...]]:
     for x in audit_json["exchanges"]:
         out.append((x.get("ref"), x.get("placement"),
                     sorted((f["rule"], f["pointer"]) for f in x.get("findings", []))))
-    return sorted(out, key=lambda t: str(t))
+    return sorted(out, key=str)
 
 
 def test_jobs_audits_independent_files_apart_and_linked_files_together(
