@@ -61,7 +61,6 @@ def audit_group(paths: Sequence[str], *, max_body: int | None, salt: bytes,
     from harness.audit.capture import to_exchange
     from harness.audit.readers import CaptureNote, read_capture
     from harness.audit.redact import Scrubber
-    from harness.commands.audit import VectorSaver
 
     auditor = Auditor() if max_body is None else Auditor(max_body=max_body)
     saver = VectorSaver(Scrubber(salt), auditor.max_body) if save_vectors else None
@@ -172,3 +171,49 @@ def audit_parallel(paths: Sequence[str], *, jobs: int, max_body: int | None, sal
 def _one(job: tuple[list[str], dict[str, Any]]) -> GroupResult:
     paths, kw = job
     return audit_group(paths, keys=True, **kw)
+
+
+class VectorSaver:
+    """``--save-vectors``: a case per (request, serializer rule) found (the pure work is
+    :mod:`harness.audit.regression`); a finding no case can be built for is a note."""
+
+    def __init__(self, scrub: Any, max_body: int) -> None:
+        self.scrub, self.max_body = scrub, max_body
+        self.cases: list[dict[str, Any]] = []
+        self.notes: list[str] = []
+
+    def observe(self, path: Path, raw: Any, result: Any) -> None:
+        from harness.audit import regression
+        from harness.audit.capture import to_exchange
+
+        rules = sorted({f.rule for f in result.findings if regression.is_serializer_rule(f.rule)})
+        if not rules or result.dialect is None:
+            return
+        body = (to_exchange(raw, self.max_body).exchange or {}).get("request", {}).get("body")
+        stem = "".join(c if c.isalnum() else "-" for c in path.stem.lower()).strip("-") or "x"
+        for rule in rules:
+            case_id = f"audit.{stem}.{result.index}.{rule.lower()}"
+            try:
+                self.cases.append(regression.build_case(
+                    body, result.dialect, rule, case_id=case_id,
+                    where=f"request #{result.index} of {path.name}",
+                    scrub=self.scrub.value))
+            except regression.NotReconstructible as exc:
+                self.notes.append(f"#{result.index}: no regression vector for {rule}: {exc}")
+            except Exception as exc:  # a bug here must not end the audit: a note, no traceback
+                self.notes.append(f"#{result.index}: no regression vector for {rule}: "
+                                  f"{type(exc).__name__}: {exc}")
+
+
+
+def write_vectors(folder: Path, cases: list[dict[str, Any]], source: str) -> Path | None:
+    """One file per rule family: DIR/<family>/audit-regression.json (None: nothing saved)."""
+    from harness.audit.regression import vector_files
+
+    if not cases:
+        return None
+    for family, doc in vector_files(cases, source).items():
+        (folder / family).mkdir(parents=True, exist_ok=True)
+        (folder / family / "audit-regression.json").write_text(
+            json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
+    return folder
