@@ -98,7 +98,7 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def wait_for_port(port: int, process: subprocess.Popen[Any], timeout: float = 30.0) -> None:
+def wait_for_port(port: int, process: subprocess.Popen[Any], timeout: float = 120.0) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if process.poll() is not None:
@@ -111,7 +111,7 @@ def wait_for_port(port: int, process: subprocess.Popen[Any], timeout: float = 30
     raise TimeoutError(f"nothing listens on {port} after {timeout}s")
 
 
-def stop(process: subprocess.Popen[Any], timeout: float = 30.0) -> int:
+def stop(process: subprocess.Popen[Any], timeout: float = 120.0) -> int:
     process.send_signal(signal.SIGINT)
     try:
         return process.wait(timeout)
@@ -154,7 +154,7 @@ def sdk_traffic(base: str, run: Run) -> None:
     """Conforming and rule-breaking conversations (one per kind of finding), through the real
     SDKs."""
     client = anthropic.Anthropic(base_url=base, api_key=ANTHROPIC_KEY, max_retries=0,
-                                 timeout=30)
+                                 timeout=120)
     u = lambda t: {"role": "user", "content": t}  # noqa: E731
 
     # conforming, streamed, with thinking and a tool round trip
@@ -228,7 +228,7 @@ def sdk_traffic(base: str, run: Run) -> None:
     client.close()
 
     oclient = openai.OpenAI(base_url=base + "/v1", api_key=OPENAI_KEY, max_retries=0,
-                            timeout=30)
+                            timeout=120)
     oclient.chat.completions.create(model="gpt-test", messages=[
         {"role": "system", "content": SYSTEM},
         {"role": "user", "content": "openai-reasoning: notice",  # type: ignore[misc,list-item]
@@ -263,7 +263,7 @@ def raw_traffic(base: str, run: Run) -> None:
     """Byte-exactness, streaming, encodings, bad and very large bodies, non-LLM traffic."""
     headers = {"x-api-key": ANTHROPIC_KEY, "anthropic-version": "2023-06-01",
                "content-type": "application/json"}
-    with httpx.Client(base_url=base, timeout=60) as http:
+    with httpx.Client(base_url=base, timeout=120) as http:
         # bytes both ways: odd spacing, key order and escapes must arrive as sent
         for scenario, stream in (("bytes-plain", False), ("bytes-stream", True)):
             flag = "true" if stream else "false"
@@ -328,7 +328,7 @@ def raw_traffic(base: str, run: Run) -> None:
     with socket.create_connection((host, port), timeout=10) as s:
         s.sendall(b"POST /v1/messages?tck=truncated HTTP/1.1\r\nHost: x\r\n"
                   b"Content-Type: application/json\r\nContent-Length: 5000\r\n\r\n{\"model\":")
-    with httpx.Client(base_url=base, timeout=30) as http:
+    with httpx.Client(base_url=base, timeout=120) as http:
         run.statuses["after-truncated"] = http.get("/openapi.json").status_code
 
 
@@ -477,7 +477,7 @@ def test_the_audit_command_survives_an_unreachable_upstream(tmp_path: Path) -> N
         body = json.dumps({"model": "m", "max_tokens": 8, "messages": [
             {"role": "user", "content": [{"type": "text", "text": "hi"},
                                          {"type": "thinking", "thinking": "t"}]}]})
-        r = httpx.post(f"http://127.0.0.1:{port}/v1/messages", content=body, timeout=30,
+        r = httpx.post(f"http://127.0.0.1:{port}/v1/messages", content=body, timeout=120,
                        headers={"x-api-key": ANTHROPIC_KEY, "content-type": "application/json"})
         assert r.status_code == 502
     finally:

@@ -58,7 +58,7 @@ def u(t: Any) -> dict[str, Any]:
 
 
 def traffic(base: str) -> None:
-    client = anthropic.Anthropic(base_url=base, api_key="sk-test", max_retries=0, timeout=30)
+    client = anthropic.Anthropic(base_url=base, api_key="sk-test", max_retries=0, timeout=120)
 
     def ask(tag: str, messages: list[Any], tools: Any = TOOLS) -> Any:
         reply = client.messages.create(model="claude-test", max_tokens=64, system=SYSTEM,
@@ -105,7 +105,7 @@ def traffic(base: str) -> None:
     client.close()
 
     oclient = openai.OpenAI(base_url=base + "/v1", api_key="sk-test", max_retries=0,
-                            timeout=30)
+                            timeout=120)
 
     def chat(tag: str, messages: list[Any]) -> dict[str, Any]:
         done = oclient.chat.completions.create(model="gpt-test", messages=messages,
