@@ -307,6 +307,12 @@ SURFACE_EVENTS: Final = frozenset({"system/message", "user/message", "developer/
 #: events whose data may embed the step's compact raw stream (CFP-D002)
 STREAM_EVENTS: Final = frozenset({"assistant/message", "assistant/attempt"})
 
+#: the known types whose data :meth:`_Reader.ordinary` reads (any other: nothing to check)
+_SLOTTED: Final = frozenset({*MESSAGE_SLOTS, *CONTENT_SLOTS, *STREAM_EVENTS})
+
+#: the events that open or close steps (:meth:`_Reader.boundaries`)
+_BOUNDARIES: Final = frozenset({"step/start", "step/end", "turn/end"})
+
 #: event types this reader knows without the session log's extensions: the durable vocabulary
 #: and the slots above. Any type outside :func:`known_event_types` is an opaque record it never
 #: interprets.
@@ -462,6 +468,8 @@ class _Reader:
 
     # -- ordinary events ----------------------------------------------------------------------
     def ordinary(self, event: Mapping[str, Json], seq: int, at: str) -> None:
+        if event["type"] not in _SLOTTED:
+            return  # no slot, content array or stream to read (the reader's hot path)
         data = event.get("data")
         if not _is_object(data):
             return  # DM-034: malformed ordinary slots are the decoder's to recover
@@ -654,14 +662,18 @@ class _Reader:
         ):
             raise _reject("DM_MALFORMED", "DM-027", None, at,
                           "an event needs a string type and an integer seq")
-        seq = line["seq"]
-        etype = line["type"]
+        self.event(line, line["seq"], line["type"], at)
+
+    def event(self, line: Mapping[str, Json], seq: int, etype: str, at: str) -> None:
+        """:meth:`feed` past its envelope check. The session log reader calls this directly:
+        its own envelope check (an object, a string type, an integer seq >= 0) is stricter."""
         if etype == DEVELOPER_EVENT:
             # DM-032: an ignorable marker does not establish reader support; checked regardless
             self.developer(line, seq, at)
         elif etype in self.index.known:
             self.ordinary(line, seq, at)
-            self.boundaries(line)
+            if etype in _BOUNDARIES:
+                self.boundaries(line)
         # any other type is an opaque record: kept, never interpreted
         if etype in SURFACE_EVENTS:
             self.place(line, seq, etype, at)
