@@ -486,9 +486,9 @@ class _Reader:
                         f"a developer-role message in a {etype} slot; the developer role "
                         "belongs only in developer/message",
                     )
-                self.no_tool_changes(message.get("content"), seq, f"{at}/data{where}/content")
+                self.no_tool_changes(message.get("content"), seq, at, "/data", where, "/content")
         for name in CONTENT_SLOTS.get(etype, ()):
-            self.no_tool_changes(data.get(name), seq, f"{at}/data/{name}")
+            self.no_tool_changes(data.get(name), seq, at, "/data/", name)
         if etype in STREAM_EVENTS:
             self.no_tool_changes_in_stream(data.get("stream"), seq, f"{at}/data/stream")
 
@@ -512,14 +512,17 @@ class _Reader:
                     f"a {tag} block in an assistant stream; tool-change blocks are developer-only",
                 )
 
-    def no_tool_changes(self, content: Json, seq: int, at: str) -> None:
+    def no_tool_changes(self, content: Json, seq: int, at: str, *under: str) -> None:
+        """DM-043 in one content array; its pointer is ``at`` + ``under`` (joined only for a
+        refusal: this runs for most events of a log)."""
         if not _is_array(content):
             return
         for index, block in enumerate(content):
             # DM-043 "developer-only tool-change blocks"
             if _is_object(block) and block.get("type") in TOOL_CHANGES:
                 raise _reject(
-                    "DM_TOOL_CHANGE_NOT_DEVELOPER", "DM-043", seq, f"{at}/{index}",
+                    "DM_TOOL_CHANGE_NOT_DEVELOPER", "DM-043", seq,
+                    "".join((at, *under, f"/{index}")),
                     f"a {block['type']} block outside a developer message",
                 )
 
