@@ -307,6 +307,12 @@ SURFACE_EVENTS: Final = frozenset({"system/message", "user/message", "developer/
 #: events whose data may embed the step's compact raw stream (CFP-D002)
 STREAM_EVENTS: Final = frozenset({"assistant/message", "assistant/attempt"})
 
+#: the known types whose data :meth:`_Reader.ordinary` reads (any other: nothing to check)
+_SLOTTED: Final = frozenset({*MESSAGE_SLOTS, *CONTENT_SLOTS, *STREAM_EVENTS})
+
+#: the events that open or close steps (:meth:`_Reader.boundaries`)
+_BOUNDARIES: Final = frozenset({"step/start", "step/end", "turn/end"})
+
 #: event types this reader knows without the session log's extensions: the durable vocabulary
 #: and the slots above. Any type outside :func:`known_event_types` is an opaque record it never
 #: interprets.
@@ -462,6 +468,8 @@ class _Reader:
 
     # -- ordinary events ----------------------------------------------------------------------
     def ordinary(self, event: Mapping[str, Json], seq: int, at: str) -> None:
+        if event["type"] not in _SLOTTED:
+            return  # no slot, content array or stream to read (the reader's hot path)
         data = event.get("data")
         if not _is_object(data):
             return  # DM-034: malformed ordinary slots are the decoder's to recover
@@ -478,9 +486,9 @@ class _Reader:
                         f"a developer-role message in a {etype} slot; the developer role "
                         "belongs only in developer/message",
                     )
-                self.no_tool_changes(message.get("content"), seq, f"{at}/data{where}/content")
+                self.no_tool_changes(message.get("content"), seq, at, "/data", where, "/content")
         for name in CONTENT_SLOTS.get(etype, ()):
-            self.no_tool_changes(data.get(name), seq, f"{at}/data/{name}")
+            self.no_tool_changes(data.get(name), seq, at, "/data/", name)
         if etype in STREAM_EVENTS:
             self.no_tool_changes_in_stream(data.get("stream"), seq, f"{at}/data/stream")
 
@@ -504,14 +512,17 @@ class _Reader:
                     f"a {tag} block in an assistant stream; tool-change blocks are developer-only",
                 )
 
-    def no_tool_changes(self, content: Json, seq: int, at: str) -> None:
+    def no_tool_changes(self, content: Json, seq: int, at: str, *under: str) -> None:
+        """DM-043 in one content array; its pointer is ``at`` + ``under`` (joined only for a
+        refusal: this runs for most events of a log)."""
         if not _is_array(content):
             return
         for index, block in enumerate(content):
             # DM-043 "developer-only tool-change blocks"
             if _is_object(block) and block.get("type") in TOOL_CHANGES:
                 raise _reject(
-                    "DM_TOOL_CHANGE_NOT_DEVELOPER", "DM-043", seq, f"{at}/{index}",
+                    "DM_TOOL_CHANGE_NOT_DEVELOPER", "DM-043", seq,
+                    "".join((at, *under, f"/{index}")),
                     f"a {block['type']} block outside a developer message",
                 )
 
@@ -654,14 +665,18 @@ class _Reader:
         ):
             raise _reject("DM_MALFORMED", "DM-027", None, at,
                           "an event needs a string type and an integer seq")
-        seq = line["seq"]
-        etype = line["type"]
+        self.event(line, line["seq"], line["type"], at)
+
+    def event(self, line: Mapping[str, Json], seq: int, etype: str, at: str) -> None:
+        """:meth:`feed` past its envelope check. The session log reader calls this directly:
+        its own envelope check (an object, a string type, an integer seq >= 0) is stricter."""
         if etype == DEVELOPER_EVENT:
             # DM-032: an ignorable marker does not establish reader support; checked regardless
             self.developer(line, seq, at)
         elif etype in self.index.known:
             self.ordinary(line, seq, at)
-            self.boundaries(line)
+            if etype in _BOUNDARIES:
+                self.boundaries(line)
         # any other type is an opaque record: kept, never interpreted
         if etype in SURFACE_EVENTS:
             self.place(line, seq, etype, at)

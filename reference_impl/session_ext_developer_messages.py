@@ -44,10 +44,13 @@ class DeveloperAdmission(Admission):
 
     def __init__(self) -> None:
         self.reader = dm.new_reader(keep_records=False)
+        self.event = self.reader.event
 
     def admit(self, event: Mapping[str, Any], line: int) -> Problem | None:
         try:
-            self.reader.feed(line - 1, event)  # the header is line 1, log index 0
+            # the reader's envelope check already passed (an object, a string type, an integer
+            # seq >= 0); the header is line 1, log index 0
+            self.event(event, event["seq"], event["type"], f"/log/{line - 1}")
         except dm.DeveloperMessageError as err:
             return (err.code, err.message)
         return None

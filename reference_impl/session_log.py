@@ -192,7 +192,10 @@ def _need_ints(data: Mapping[str, Any], *keys: str) -> Problem | None:
     for key in keys:
         if key not in data:
             return (MISSING_FIELD, f"data.{key} is required")
-        if not _is_int(data[key]):
+        value = data[key]
+        # the common case (a small int) without the call
+        small = type(value) is int and -SAFE_INTEGER <= value <= SAFE_INTEGER
+        if not (small or _is_int(value)):
             return (INVALID_FIELD, f"data.{key} must be an integer")
     return None
 
@@ -546,7 +549,8 @@ class _Events:
             raise LogRejected(LogError(INVALID_FIELD, line, "an event must be a JSON object"))
         kind = value.get("type")
         seq = value.get("seq")
-        seq_known = seq if _is_int(seq) else None
+        seq_known = seq if (  # a small int without the call
+            type(seq) is int and -SAFE_INTEGER <= seq <= SAFE_INTEGER) or _is_int(seq) else None
         if kind is None:
             raise LogRejected(LogError(MISSING_FIELD, line, "type is required", seq_known))
         if type(kind) is not str:

@@ -34,15 +34,17 @@ def _wrapper_in(content: Any) -> int | None:
     return None
 
 
-def _content_arrays(kind: str, data: Mapping[str, Any]) -> Iterator[tuple[str, Any]]:
+def _content_arrays(kind: str, data: Mapping[str, Any]) -> Iterator[tuple[tuple[str, ...], Any]]:
+    """(path under data, content) of each content array to look in; the path is spelled out
+    only for a refusal (this runs for most events of a log)."""
     for path in dsh_v4.RETIRED_CONTENT_AT.get(kind, ()):
-        yield "data." + ".".join(path), _at(data, path)
+        yield path, _at(data, path)
     if kind == "tool/result":
-        yield "data.message.content", _at(data, ("message", "content"))
+        yield ("message", "content"), _at(data, ("message", "content"))
     name = dsh_v4.RETIRED_MESSAGES_AT.get(kind)
     if name and type(data.get(name)) is list:
         for index, message in enumerate(data[name]):
-            yield f"data.{name}[{index}].content", _at(message, ("content",))
+            yield (f"{name}[{index}]", "content"), _at(message, ("content",))
 
 
 def retired_syntax(kind: str, data: Mapping[str, Any]) -> Problem | None:
@@ -53,9 +55,10 @@ def retired_syntax(kind: str, data: Mapping[str, Any]) -> Problem | None:
             return (RETIRED_SYNTAX, "CFP-D011: data.header.system is the retired system key "
                     "(v4 keeps the system prompt in system/message events)")
         return None
-    for where, content in _content_arrays(kind, data):
+    for path, content in _content_arrays(kind, data):
         index = _wrapper_in(content)
         if index is not None:
+            where = "data." + ".".join(path)
             return (RETIRED_SYNTAX, f"CFP-D011: {where}[{index}] is a tool-result block, the "
                     "v3 wrapper v4 retires (a tool result is a tool/result event with a "
                     "tool-role message)")

@@ -17,7 +17,7 @@ from typing import Any
 def replacement_range(event: Mapping[str, Any]) -> tuple[Any, Any] | None:
     """A replace surfaceOp's (startSeq, endSeq), or None for an append or no surfaceOp."""
     op = event.get("surfaceOp")
-    if isinstance(op, Mapping) and op.get("op") == "replace":
+    if type(op) is not str and isinstance(op, Mapping) and op.get("op") == "replace":
         return op.get("startSeq"), op.get("endSeq")
     return None
 

@@ -7,9 +7,10 @@ surrogates (``"\\ud800"``) into strings no UTF-8 writer can encode, turns ``1e40
 raises ``RecursionError`` on deep nesting and a bare ``ValueError`` on integers of more than 4,300
 digits. :func:`loads` refuses each with a :class:`StrictJSONError` that says what and where.
 
-Cost: valid input pays one ``json.loads`` (C scanner) plus an ``object_pairs_hook`` per object and
-two ``str.count`` scans; the depth scan and the surrogate walk run only when those scans say the
-input could hold the defect. Pure: no file, socket or clock.
+Cost: valid input pays one pass of the C scanner (without ``JSONDecoder.decode``'s wrappers) plus
+an ``object_pairs_hook`` per object and two ``str.count`` scans (none for a text too short to nest
+too deep); the depth scan and the surrogate walk run only when those scans say the input could hold
+the defect. Pure: no file, socket or clock.
 """
 
 from __future__ import annotations
@@ -89,6 +90,12 @@ _SHORT_DECODER = json.JSONDecoder(
 )
 
 
+_SCAN = _DECODER.scan_once
+_SCAN_SHORT = _SHORT_DECODER.scan_once
+_WHITESPACE = json.decoder.WHITESPACE.match  # the decoder's own notion of blank: " \t\n\r"
+_BLANK = " \t\n\r"  # "" is in it too: an empty text goes through the match (and fails)
+
+
 def _position(text: str, index: int) -> tuple[int, int]:
     line = text.count("\n", 0, index) + 1
     return line, index - (text.rfind("\n", 0, index) + 1) + 1
@@ -139,20 +146,32 @@ def _encodable(text: str) -> bool:
 
 def loads(data: str | bytes, *, max_depth: int = MAX_DEPTH) -> Any:
     """Parse one JSON text strictly; raise :class:`StrictJSONError` for anything not plain JSON."""
-    if isinstance(data, bytes | bytearray):
+    # type() first: the log reader hands in a str per line, and isinstance against a union costs
+    # several times the parse of a short line's envelope
+    if type(data) is not str and isinstance(data, (bytes, bytearray)):
         try:
             text = bytes(data).decode("utf-8")
         except UnicodeDecodeError as exc:
             raise StrictJSONError(f"not UTF-8: byte {exc.start} cannot be decoded") from None
     else:
         text = data
-    deep_at = _too_deep(text, max_depth)
-    if deep_at is not None:
+    size = len(text)
+    # A text of at most max_depth characters cannot open max_depth + 1 levels: no scan.
+    if size > max_depth and (deep_at := _too_deep(text, max_depth)) is not None:
         line, column = _position(text, deep_at)
         raise StrictJSONError(f"nested deeper than {max_depth} levels", line, column)
-    decoder = _SHORT_DECODER if len(text) <= MAX_INT_DIGITS else _DECODER
+    scan = _SCAN_SHORT if size <= MAX_INT_DIGITS else _SCAN
     try:
-        value = decoder.decode(text)
+        # JSONDecoder.decode without its two Python wrappers (same errors, same positions): the
+        # C scanner from the first non-blank character, then only whitespace may follow.
+        start = 0 if text[:1] not in _BLANK else _WHITESPACE(text, 0).end()
+        try:
+            value, end = scan(text, start)
+        except StopIteration as stop:
+            raise json.JSONDecodeError("Expecting value", text, stop.value) from None
+        if end != size and (end != size - 1 or text[end] != "\n") and (
+                _WHITESPACE(text, end).end() != size):
+            raise json.JSONDecodeError("Extra data", text, _WHITESPACE(text, end).end())
     except json.JSONDecodeError as exc:
         raise StrictJSONError(f"not JSON: {exc.msg}", exc.lineno, exc.colno) from None
     except _Refused as exc:
