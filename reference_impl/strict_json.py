@@ -144,11 +144,16 @@ def _encodable(text: str) -> bool:
     return True
 
 
-def loads(data: str | bytes, *, max_depth: int = MAX_DEPTH) -> Any:
-    """Parse one JSON text strictly; raise :class:`StrictJSONError` for anything not plain JSON."""
+def loads(data: str | bytes, *, max_depth: int = MAX_DEPTH, lone_surrogates: bool = False) -> Any:
+    """Parse one JSON text strictly; raise :class:`StrictJSONError` for anything not plain JSON.
+
+    ``lone_surrogates=True`` admits ``\\udXXX`` escapes that pair with nothing: only for a
+    stream this kit wrote itself (``results.jsonl`` keeps an adapter's lone surrogates escaped).
+    """
     # type() first: the log reader hands in a str per line, and isinstance against a union costs
     # several times the parse of a short line's envelope
-    if type(data) is not str and isinstance(data, (bytes, bytearray)):
+    from_bytes = type(data) is not str and isinstance(data, (bytes, bytearray))
+    if from_bytes:
         try:
             text = bytes(data).decode("utf-8")
         except UnicodeDecodeError as exc:
@@ -178,14 +183,14 @@ def loads(data: str | bytes, *, max_depth: int = MAX_DEPTH) -> Any:
         raise StrictJSONError(str(exc)) from None
     except (ValueError, RecursionError) as exc:  # defensive: the checks above should precede these
         raise StrictJSONError(f"not JSON: {exc}") from None
-    if ("\\u" in text and _SURROGATE_ESCAPE.search(text)) or not _encodable_fast(text):
+    if lone_surrogates:
+        return value
+    # UTF-8 bytes decode to no raw surrogate; a str handed in directly might hold one
+    if ("\\u" in text and _SURROGATE_ESCAPE.search(text)) or not (
+            from_bytes or text.isascii() or _encodable(text)):
         pointer = _lone_surrogate(value)
         if pointer is not None:
             shown = pointer.encode("utf-8", "backslashreplace").decode("ascii", "backslashreplace")
             raise StrictJSONError(f"string at {shown} holds an unpaired UTF-16 surrogate")
     return value
 
-
-def _encodable_fast(text: str) -> bool:
-    # Text decoded from UTF-8 bytes never holds a raw surrogate; a str handed in directly might.
-    return text.isascii() or _encodable(text)

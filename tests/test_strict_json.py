@@ -63,3 +63,12 @@ def test_yaml_depth_and_syntax_errors_name_the_line() -> None:
     with pytest.raises(YAMLInputError, match="line 3: not YAML"):
         load_yaml("a: 1\nb: [x\n")
     assert load_yaml("a: 1\nb: [x, y]\n") == {"a": 1, "b": ["x", "y"]}
+
+
+def test_lone_surrogates_only_where_the_caller_admits_them() -> None:
+    # results.jsonl keeps an adapter's lone surrogate escaped; everything else stays refused
+    assert loads('{"a": "\\ud800"}', lone_surrogates=True) == {"a": "\ud800"}
+    with pytest.raises(StrictJSONError, match="duplicate key"):
+        loads('{"a": "\\ud800", "a": 1}', lone_surrogates=True)
+    with pytest.raises(StrictJSONError, match="unpaired"):
+        loads(b'{"a": "\\ud800"}')
