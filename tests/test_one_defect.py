@@ -9,7 +9,9 @@ implementation that ignores the cited rule would have passed it by coincidence.
 
 from __future__ import annotations
 
+import base64
 import copy
+import json
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +47,50 @@ def _invalid_input_cases(family: str) -> set[str]:
 
 
 def _apply(doc: Any, edit: dict[str, Any]) -> None:
+    """One edit applied in place: a JSON-pointer edit, or with ``line`` one on a log's line."""
+    if "line" in edit:
+        _apply_to_line(doc, edit)
+    else:
+        _apply_pointer(doc, edit)
+
+
+def _apply_to_line(doc: dict[str, Any], edit: dict[str, Any]) -> None:
+    """An edit on line ``line`` (1-based, as check-log counts) of a log input's text.
+
+    With ``path``, a JSON-pointer edit inside that line's JSON, written back as compact JSON;
+    without, the line itself: ``replace`` (with ``value``), ``add`` (``value`` inserted before
+    the line; one past the last appends), ``remove``. A ``value`` that is not a string is
+    written as compact JSON. ``logBase64`` inputs are edited as bytes.
+    """
+    binary = "logBase64" in doc
+    data = base64.b64decode(doc["logBase64"]) if binary else doc["log"].encode("utf-8")
+    lines = data.split(b"\n")
+    index = edit["line"] - 1
+    if "path" in edit:
+        parsed = json.loads(lines[index])
+        _apply_pointer(parsed, edit)
+        lines[index] = _compact(parsed)
+    elif edit["op"] == "remove":
+        del lines[index]
+    else:
+        value = edit["value"]
+        text = value.encode("utf-8") if isinstance(value, str) else _compact(value)
+        if edit["op"] == "add":
+            lines.insert(index, text)
+        else:
+            lines[index] = text
+    data = b"\n".join(lines)
+    if binary:
+        doc["logBase64"] = base64.b64encode(data).decode("ascii")
+    else:
+        doc["log"] = data.decode("utf-8")
+
+
+def _compact(value: Any) -> bytes:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
+def _apply_pointer(doc: Any, edit: dict[str, Any]) -> None:
     """One JSON-pointer edit (RFC 6902's replace, add, remove) applied in place."""
     *parents, last = [p.replace("~1", "/").replace("~0", "~")
                       for p in edit["path"].split("/")[1:]]
