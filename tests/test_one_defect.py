@@ -60,13 +60,19 @@ def _apply_to_line(doc: dict[str, Any], edit: dict[str, Any]) -> None:
     With ``path``, a JSON-pointer edit inside that line's JSON, written back as compact JSON;
     without, the line itself: ``replace`` (with ``value``), ``add`` (``value`` inserted before
     the line; one past the last appends), ``remove``. A ``value`` that is not a string is
-    written as compact JSON. ``logBase64`` inputs are edited as bytes.
+    written as compact JSON. ``renumber`` sets the line's ``seq`` to the previous line's + 1
+    (0 after the header), so a fixture does not pin the vector's numbering. ``logBase64``
+    inputs are edited as bytes.
     """
     binary = "logBase64" in doc
     data = base64.b64decode(doc["logBase64"]) if binary else doc["log"].encode("utf-8")
     lines = data.split(b"\n")
     index = edit["line"] - 1
-    if "path" in edit:
+    if edit["op"] == "renumber":
+        parsed, previous = json.loads(lines[index]), json.loads(lines[index - 1])
+        parsed["seq"] = previous["seq"] + 1 if "seq" in previous else 0
+        lines[index] = _compact(parsed)
+    elif "path" in edit:
         parsed = json.loads(lines[index])
         _apply_pointer(parsed, edit)
         lines[index] = _compact(parsed)
