@@ -140,10 +140,32 @@ def test_removing_the_one_defect_makes_the_reference_accept(family, case_id, fix
     case = CASES[case_id]
     assert case.family == family
     assert _accepts(case, case.input), f"{case_id}: the reference accepts the vector itself"
+    fixed = _repaired(case, fix)
+    assert _accepts(case, fixed) == {}, f"{case_id} holds a second defect"
+
+
+def _repaired(case: Case, fix: list[dict[str, Any]]) -> Any:
     fixed = copy.deepcopy(case.input)
     for edit in fix:
         fixed = _apply(fixed, edit)
-    assert _accepts(case, fixed) == {}, f"{case_id} holds a second defect"
+    return fixed
+
+
+LINE_LOGS = [f for f in FIXTURES if isinstance(CASES[f[1]].input, dict)
+             and isinstance(CASES[f[1]].input.get("log"), list)]
+
+
+@pytest.mark.parametrize(("family", "case_id", "fix"), LINE_LOGS, ids=[f[1] for f in LINE_LOGS])
+def test_a_repaired_log_of_parsed_lines_is_also_a_valid_session_log(family, case_id, fix):
+    """A log given as parsed lines (developer-messages) is a session log apart from its one
+    defect: the session reader (chunk-free-persistence) accepts the repaired log too, so a
+    second defect the family's own operation does not look at (a seq gap) is caught as well."""
+    fixed = _repaired(CASES[case_id], fix)
+    text = "".join(json.dumps(line, separators=(",", ":")) + "\n" for line in fixed["log"])
+    try:
+        OPERATIONS["session.check-log"]({"log": text})
+    except TckError as err:
+        pytest.fail(f"{case_id} holds a second defect: {err.code}: {err}")
 
 
 @pytest.mark.parametrize("family", sorted({f[0] for f in FIXTURES}))
