@@ -9,7 +9,9 @@ implementation that ignores the cited rule would have passed it by coincidence.
 
 from __future__ import annotations
 
+import base64
 import copy
+import json
 from pathlib import Path
 from typing import Any
 
@@ -46,7 +48,65 @@ def _invalid_input_cases(family: str) -> set[str]:
             and any(_rejects(e) for e in c.expect)}
 
 
-def _apply(doc: Any, edit: dict[str, Any]) -> None:
+def _apply(doc: Any, edit: dict[str, Any]) -> Any:
+    """One edit: a JSON-pointer edit, or with ``line`` one on a log's line; the edited input.
+
+    Edits apply in place, except a ``replace`` of the whole input (path ``""``), which returns
+    its ``value`` (an input that is not even of the operation's shape).
+    """
+    if "line" in edit:
+        _apply_to_line(doc, edit)
+    elif edit["path"] == "":
+        assert edit["op"] == "replace", edit
+        return copy.deepcopy(edit["value"])
+    else:
+        _apply_pointer(doc, edit)
+    return doc
+
+
+def _apply_to_line(doc: dict[str, Any], edit: dict[str, Any]) -> None:
+    """An edit on line ``line`` (1-based, as check-log counts) of a log input's text.
+
+    With ``path``, a JSON-pointer edit inside that line's JSON, written back as compact JSON;
+    without, the line itself: ``replace`` (with ``value``), ``add`` (``value`` inserted before
+    the line; one past the last appends), ``remove``. A ``value`` that is not a string is
+    written as compact JSON. ``renumber`` sets the line's ``seq`` to the previous line's + 1
+    (0 after the header), so a fixture does not pin the vector's numbering. ``logBase64``
+    inputs are edited as bytes.
+    """
+    binary = "logBase64" in doc
+    data = base64.b64decode(doc["logBase64"]) if binary else doc["log"].encode("utf-8")
+    lines = data.split(b"\n")
+    index = edit["line"] - 1
+    if edit["op"] == "renumber":
+        parsed, previous = json.loads(lines[index]), json.loads(lines[index - 1])
+        parsed["seq"] = previous["seq"] + 1 if "seq" in previous else 0
+        lines[index] = _compact(parsed)
+    elif "path" in edit:
+        parsed = json.loads(lines[index])
+        _apply_pointer(parsed, edit)
+        lines[index] = _compact(parsed)
+    elif edit["op"] == "remove":
+        del lines[index]
+    else:
+        value = edit["value"]
+        text = value.encode("utf-8") if isinstance(value, str) else _compact(value)
+        if edit["op"] == "add":
+            lines.insert(index, text)
+        else:
+            lines[index] = text
+    data = b"\n".join(lines)
+    if binary:
+        doc["logBase64"] = base64.b64encode(data).decode("ascii")
+    else:
+        doc["log"] = data.decode("utf-8")
+
+
+def _compact(value: Any) -> bytes:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
+def _apply_pointer(doc: Any, edit: dict[str, Any]) -> None:
     """One JSON-pointer edit (RFC 6902's replace, add, remove) applied in place."""
     *parents, last = [p.replace("~1", "/").replace("~0", "~")
                       for p in edit["path"].split("/")[1:]]
@@ -82,13 +142,41 @@ def test_removing_the_one_defect_makes_the_reference_accept(family, case_id, fix
     case = CASES[case_id]
     assert case.family == family
     assert _accepts(case, case.input), f"{case_id}: the reference accepts the vector itself"
+    fixed = _repaired(case, fix)
+    assert _accepts(case, fixed) == {}, f"{case_id} holds a second defect"
+
+
+def _repaired(case: Case, fix: list[dict[str, Any]]) -> Any:
     fixed = copy.deepcopy(case.input)
     for edit in fix:
-        _apply(fixed, edit)
-    assert _accepts(case, fixed) == {}, f"{case_id} holds a second defect"
+        fixed = _apply(fixed, edit)
+    return fixed
+
+
+LINE_LOGS = [f for f in FIXTURES if isinstance(CASES[f[1]].input, dict)
+             and isinstance(CASES[f[1]].input.get("log"), list)]
+
+
+@pytest.mark.parametrize(("family", "case_id", "fix"), LINE_LOGS, ids=[f[1] for f in LINE_LOGS])
+def test_a_repaired_log_of_parsed_lines_is_also_a_valid_session_log(family, case_id, fix):
+    """A log given as parsed lines (developer-messages) is a session log apart from its one
+    defect: the session reader (chunk-free-persistence) accepts the repaired log too, so a
+    second defect the family's own operation does not look at (a seq gap) is caught as well."""
+    fixed = _repaired(CASES[case_id], fix)
+    text = "".join(json.dumps(line, separators=(",", ":")) + "\n" for line in fixed["log"])
+    try:
+        OPERATIONS["session.check-log"]({"log": text})
+    except TckError as err:
+        pytest.fail(f"{case_id} holds a second defect: {err.code}: {err}")
 
 
 @pytest.mark.parametrize("family", sorted({f[0] for f in FIXTURES}))
 def test_every_invalid_input_case_of_a_covered_family_has_its_fixture(family):
     covered = {case_id for fam, case_id, _ in FIXTURES if fam == family}
     assert _invalid_input_cases(family) == covered
+
+
+def test_every_family_with_invalid_input_cases_is_covered():
+    """A family's fixtures file is required, not opt-in: deleting one fails here."""
+    rejecting = {c.family for c in CASES.values() if any(_rejects(e) for e in c.expect)}
+    assert rejecting <= {family for family, _, _ in FIXTURES}
