@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import copy
 import functools
-import importlib.util
 import json
-import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -202,7 +200,7 @@ def test_check_log_agrees_with_admission_on_every_vector_log(case):
         assert got in (expectation.error_code, "MISSING_FIELD", "INVALID_FIELD"), got
 
 
-# --- the vectors: schema, generator, and faulty implementations they catch ------------------------
+# --- the vectors: schema, and faulty implementations they catch ----------------------------------
 
 
 @functools.cache
@@ -231,23 +229,6 @@ def test_vector_inputs_and_outputs_match_the_operation_schemas():
                 if not outcome.is_error:
                     errors = list(_validator(shapes["output"]).iter_errors(outcome.output))
                     assert not errors, (case.id, errors[0].message)
-
-
-def test_the_vector_files_are_what_the_generator_writes(tmp_path, monkeypatch):
-    spec = importlib.util.spec_from_file_location("dm_generate", FOLDER / "generate.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["dm_generate"] = module
-    try:
-        spec.loader.exec_module(module)
-        monkeypatch.setattr(module, "HERE", tmp_path)
-        module.main()
-    finally:
-        del sys.modules["dm_generate"]
-    written = sorted(p.name for p in tmp_path.glob("*.json"))
-    assert written == sorted(p.name for p in FOLDER.glob("*.json"))
-    for name in written:
-        assert (tmp_path / name).read_text() == (FOLDER / name).read_text(), name
 
 
 def _failures(registry: dict[str, Callable[[Any], Any]]) -> dict[str, set[str]]:
