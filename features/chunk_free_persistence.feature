@@ -423,3 +423,44 @@ Feature: Chunk-free session persistence
     And the Anthropic Messages request's assistant text is "Old pond, a frog."
     And the Chat Completions request is valid
     And the Chat Completions request's assistant text is "Old pond, a frog."
+
+  # The source runtime's v4 attempt is {turn, step, stream}: the partial output is only in the stream.
+  @CFP-019 @CFP-D007
+  Scenario: Load shows a v4 failed attempt's partial output from its stream
+    Given the session log text:
+      """
+      {"type":"session","version":4,"id":"s-1","createdAt":1760000000000,"isSeeded":false,"delegationDepth":0}
+      {"type":"turn/start","seq":0,"time":1760000000000,"data":{"turn":1}}
+      {"type":"user/message","seq":1,"time":1760000000001,"data":{"id":"u1","role":"user","content":[{"type":"text","text":"Write a poem"}],"source":{"kind":"user"}},"surfaceOp":"append"}
+      {"type":"step/start","seq":2,"time":1760000000002,"data":{"turn":1,"step":1}}
+      {"type":"assistant/attempt","seq":3,"time":1760000000003,"data":{"turn":1,"step":1,"stream":[{"type":"chunk","chunk":{"type":"block-start","index":0,"blockType":"text"}},{"type":"chunk","chunk":{"type":"text-delta","index":0,"text":"Roses are"}},{"type":"chunk","chunk":{"type":"finish","reason":{"kind":"error","failure":{"code":"network","message":"connection reset"}}}}]}}
+      {"type":"assistant/message","seq":4,"time":1760000000004,"data":{"turn":1,"step":1,"message":{"id":"a1","role":"assistant","content":[{"type":"text","text":"Roses are red."}],"source":{"kind":"model","provider":"deepseek","model":"deepseek-chat"}}},"surfaceOp":"append"}
+      {"type":"step/end","seq":5,"time":1760000000005,"data":{"turn":1,"step":1}}
+      {"type":"turn/end","seq":6,"time":1760000000006,"data":{"turn":1,"reason":{"kind":"completed"}}}
+      """
+    When the implementation loads the log
+    Then the transcript is:
+      | role      | status   | content               |
+      | user      |          | Write a poem          |
+      | assistant | failed   | text "Roses are"      |
+      | assistant | complete | text "Roses are red." |
+
+  # surface.ts: a failed attempt projects no message; the next request holds the retried answer.
+  @CFP-D009
+  Scenario: Resume leaves a v4 failed attempt out, as the source runtime's surface does
+    Given the session log text:
+      """
+      {"type":"session","version":4,"id":"s-1","createdAt":1760000000000,"isSeeded":false,"delegationDepth":0}
+      {"type":"turn/start","seq":0,"time":1760000000000,"data":{"turn":1}}
+      {"type":"user/message","seq":1,"time":1760000000001,"data":{"id":"u1","role":"user","content":[{"type":"text","text":"Write a poem"}],"source":{"kind":"user"}},"surfaceOp":"append"}
+      {"type":"step/start","seq":2,"time":1760000000002,"data":{"turn":1,"step":1}}
+      {"type":"assistant/attempt","seq":3,"time":1760000000003,"data":{"turn":1,"step":1,"stream":[{"type":"chunk","chunk":{"type":"block-start","index":0,"blockType":"text"}},{"type":"chunk","chunk":{"type":"text-delta","index":0,"text":"Roses are"}},{"type":"chunk","chunk":{"type":"finish","reason":{"kind":"error","failure":{"code":"network","message":"connection reset"}}}}]}}
+      {"type":"assistant/message","seq":4,"time":1760000000004,"data":{"turn":1,"step":1,"message":{"id":"a1","role":"assistant","content":[{"type":"text","text":"Roses are red."}],"source":{"kind":"model","provider":"deepseek","model":"deepseek-chat"}}},"surfaceOp":"append"}
+      {"type":"step/end","seq":5,"time":1760000000005,"data":{"turn":1,"step":1}}
+      {"type":"turn/end","seq":6,"time":1760000000006,"data":{"turn":1,"reason":{"kind":"completed"}}}
+      """
+    When the implementation resumes the log with the user message "Another"
+    Then the Anthropic Messages request's roles are "user, assistant, user"
+    And the Anthropic Messages request's assistant text is "Roses are red."
+    And the Chat Completions request's roles are "user, assistant, user"
+    And the Chat Completions request's assistant text is "Roses are red."
