@@ -15,6 +15,7 @@ import pytest
 
 from reference_impl import session_log as sl
 from reference_impl import session_profile_dsh as dsh
+from reference_impl import session_recorder as rec
 
 VECTORS = Path(__file__).resolve().parent.parent / "vectors"
 DEFAULT = sl.default_vocabulary()
@@ -81,3 +82,19 @@ def test_every_rejected_vector_log_is_rejected_for_its_code_by_default(
     error = _verdict(data, DEFAULT)
     assert error is not None, f"{name} is accepted by the default reader"
     assert {error.code} == codes, f"{name}: {error.code} ({error.message}), expected {codes}"
+
+
+def _fixtures() -> list[tuple[str, dict[str, Any]]]:
+    doc = json.loads((VECTORS / "chunk-free-persistence" / "record.json").read_text("utf-8"))
+    return [(case["id"], case["input"]) for case in doc["cases"]
+            if case["input"].get("firstSeq", 0) == 0]
+
+
+@pytest.mark.parametrize(("name", "fixture"), _fixtures(), ids=[n for n, _ in _fixtures()])
+def test_every_recorded_vector_fixture_writes_a_dsh_v4_log(name: str,
+                                                          fixture: dict[str, Any]) -> None:
+    # The recorder writes the canonical v4 shape; a fixture numbering from 0 (the default)
+    # and scripting its steps gives a log the source runtime's reader accepts.
+    text = rec.record_text(fixture)
+    error = _verdict(text.encode("utf-8"), STRICT)
+    assert error is None, f"{name}: line {error.line}: {error.code}: {error.message}"
