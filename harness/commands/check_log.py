@@ -87,9 +87,7 @@ def read_blocks(handle: BinaryIO, chunk: int = CHUNK_BYTES) -> Iterator[bytes]:
 
 
 def bounded_lines(blocks: Iterable[bytes], max_line: int = MAX_LINE_BYTES) -> Iterator[bytes]:
-    """Lines cut from a stream of byte blocks, without their ``\\n`` (JSON needs none), but
-    for the last line, which keeps it when the file ends with one (the reader reports a missing
-    final newline from that line alone). No line is copied: each is a slice of a block.
+    """Lines (each with its ``\\n``, the last maybe without) cut from a stream of byte blocks.
 
     A line longer than ``max_line`` raises LogRejected(LINE_TOO_LONG) as soon as it is seen, so
     an endless line costs at most ``max_line`` plus one block. An error from ``blocks`` (a torn
@@ -98,7 +96,6 @@ def bounded_lines(blocks: Iterable[bytes], max_line: int = MAX_LINE_BYTES) -> It
     from reference_impl import session_log as sl
 
     pending = b""
-    held: bytes | None = None  # the latest complete line: the last one gets its newline back
     number = 0
     source = iter(blocks)
     while True:
@@ -120,14 +117,9 @@ def bounded_lines(blocks: Iterable[bytes], max_line: int = MAX_LINE_BYTES) -> It
             longest = max(range(len(parts)), key=lambda i: len(parts[i]))
             raise _too_long(number + longest + 1, max_line)
         number += len(parts)
-        if held is not None:
-            yield held
-        held = parts.pop()
-        yield from parts
+        yield from [part + b"\n" for part in parts]
         if len(pending) > max_line:
             raise _too_long(number + 1, max_line)
-    if held is not None:
-        yield held if pending else held + b"\n"
     if pending:
         yield pending
 
