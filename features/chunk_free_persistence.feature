@@ -256,16 +256,21 @@ Feature: Chunk-free session persistence
       | 2     | SEQ_DUPLICATE |
       | 1     | SEQ_DECREASE  |
 
+  # A seeded or forked child numbers from 0 too: it re-stores what it inherits, then marks the cut.
   @CFP-D003
-  Scenario: A log may start numbering anywhere, then counts up by one
-    Given the session log:
-      | seq | type              | value |
-      | 41  | turn/start        | 1     |
-      | 42  | user/message      | hi    |
-      | 43  | assistant/message | Hello |
-      | 44  | turn/end          | 1     |
+  Scenario: A seeded child log numbers from 0 and counts up by one across its inherited cut
+    Given the session log text:
+      """
+      {"type":"session","version":4,"id":"s-child","createdAt":1760000000000,"parentSession":"s-1","isSeeded":true,"delegationDepth":1}
+      {"type":"turn/start","seq":0,"time":1760000000000,"data":{"turn":1}}
+      {"type":"user/message","seq":1,"time":1760000000001,"data":{"id":"u1","role":"user","content":[{"type":"text","text":"hi"}],"source":{"kind":"user"}},"surfaceOp":"append"}
+      {"type":"turn/end","seq":2,"time":1760000000002,"data":{"turn":1,"reason":{"kind":"completed"}}}
+      {"type":"session/end-seed","seq":3,"time":1760000000003,"data":{"inherited":true}}
+      {"type":"turn/start","seq":4,"time":1760000000004,"data":{"turn":2}}
+      {"type":"turn/end","seq":5,"time":1760000000005,"data":{"turn":2,"reason":{"kind":"completed"}}}
+      """
     When the implementation checks the log
-    Then the log is accepted with 4 events
+    Then the log is accepted with 6 events
 
   @CFP-014 @CFP-015 @CFP-013 @CFP-D001
   Scenario Outline: Only the current format version is read
@@ -346,9 +351,9 @@ Feature: Chunk-free session persistence
   Scenario: Members the reader does not know survive a read and write, byte for byte
     Given the session log text:
       """
-      {"version": 4, "type": "session", "id": "s-1", "createdAt": 1760000000000, "future": {"a": [1, 2.50]}}
-      {"type":"turn/start","seq":1,"time":1760000000001,"data":{"turn":1,"trigger":"prompt"},"surfaceOp":"append"}
-      {"type":"user/message","seq":2,"time":1760000000002,"data":{"role":"user","content":[{"type":"text","text":"caf\u00e9"}],"x":null}}
+      {"version": 4, "type": "session", "id": "s-1", "createdAt": 1760000000000, "isSeeded": false, "delegationDepth": 0}
+      {"type":"turn/start","seq":0,"time":1760000000001,"data":{"turn":1,"trigger":"prompt","future":{"a":[1, 2.50]}}}
+      {"type":"user/message","seq":1,"time":1760000000002,"data":{"id":"u1","role":"user","content":[{"type":"text","text":"caf\u00e9"}],"source":{"kind":"user"},"x":null},"surfaceOp":"append"}
       """
     When the implementation reads the log and writes it back
     Then the written log is the same text
@@ -423,3 +428,44 @@ Feature: Chunk-free session persistence
     And the Anthropic Messages request's assistant text is "Old pond, a frog."
     And the Chat Completions request is valid
     And the Chat Completions request's assistant text is "Old pond, a frog."
+
+  # The source runtime's v4 attempt is {turn, step, stream}: the partial output is only in the stream.
+  @CFP-019 @CFP-D007
+  Scenario: Load shows a v4 failed attempt's partial output from its stream
+    Given the session log text:
+      """
+      {"type":"session","version":4,"id":"s-1","createdAt":1760000000000,"isSeeded":false,"delegationDepth":0}
+      {"type":"turn/start","seq":0,"time":1760000000000,"data":{"turn":1}}
+      {"type":"user/message","seq":1,"time":1760000000001,"data":{"id":"u1","role":"user","content":[{"type":"text","text":"Write a poem"}],"source":{"kind":"user"}},"surfaceOp":"append"}
+      {"type":"step/start","seq":2,"time":1760000000002,"data":{"turn":1,"step":1}}
+      {"type":"assistant/attempt","seq":3,"time":1760000000003,"data":{"turn":1,"step":1,"stream":[{"type":"chunk","chunk":{"type":"block-start","index":0,"blockType":"text"}},{"type":"chunk","chunk":{"type":"text-delta","index":0,"text":"Roses are"}},{"type":"chunk","chunk":{"type":"finish","reason":{"kind":"error","failure":{"code":"network","message":"connection reset"}}}}]}}
+      {"type":"assistant/message","seq":4,"time":1760000000004,"data":{"turn":1,"step":1,"message":{"id":"a1","role":"assistant","content":[{"type":"text","text":"Roses are red."}],"source":{"kind":"model","provider":"deepseek","model":"deepseek-chat"}}},"surfaceOp":"append"}
+      {"type":"step/end","seq":5,"time":1760000000005,"data":{"turn":1,"step":1}}
+      {"type":"turn/end","seq":6,"time":1760000000006,"data":{"turn":1,"reason":{"kind":"completed"}}}
+      """
+    When the implementation loads the log
+    Then the transcript is:
+      | role      | status   | content               |
+      | user      |          | Write a poem          |
+      | assistant | failed   | text "Roses are"      |
+      | assistant | complete | text "Roses are red." |
+
+  # surface.ts: a failed attempt projects no message; the next request holds the retried answer.
+  @CFP-D009
+  Scenario: Resume leaves a v4 failed attempt out, as the source runtime's surface does
+    Given the session log text:
+      """
+      {"type":"session","version":4,"id":"s-1","createdAt":1760000000000,"isSeeded":false,"delegationDepth":0}
+      {"type":"turn/start","seq":0,"time":1760000000000,"data":{"turn":1}}
+      {"type":"user/message","seq":1,"time":1760000000001,"data":{"id":"u1","role":"user","content":[{"type":"text","text":"Write a poem"}],"source":{"kind":"user"}},"surfaceOp":"append"}
+      {"type":"step/start","seq":2,"time":1760000000002,"data":{"turn":1,"step":1}}
+      {"type":"assistant/attempt","seq":3,"time":1760000000003,"data":{"turn":1,"step":1,"stream":[{"type":"chunk","chunk":{"type":"block-start","index":0,"blockType":"text"}},{"type":"chunk","chunk":{"type":"text-delta","index":0,"text":"Roses are"}},{"type":"chunk","chunk":{"type":"finish","reason":{"kind":"error","failure":{"code":"network","message":"connection reset"}}}}]}}
+      {"type":"assistant/message","seq":4,"time":1760000000004,"data":{"turn":1,"step":1,"message":{"id":"a1","role":"assistant","content":[{"type":"text","text":"Roses are red."}],"source":{"kind":"model","provider":"deepseek","model":"deepseek-chat"}}},"surfaceOp":"append"}
+      {"type":"step/end","seq":5,"time":1760000000005,"data":{"turn":1,"step":1}}
+      {"type":"turn/end","seq":6,"time":1760000000006,"data":{"turn":1,"reason":{"kind":"completed"}}}
+      """
+    When the implementation resumes the log with the user message "Another"
+    Then the Anthropic Messages request's roles are "user, assistant, user"
+    And the Anthropic Messages request's assistant text is "Roses are red."
+    And the Chat Completions request's roles are "user, assistant, user"
+    And the Chat Completions request's assistant text is "Roses are red."

@@ -159,7 +159,7 @@ def test_passthrough_events_must_make_a_valid_log(entry: dict[str, Any]) -> None
 def test_an_ignorable_extension_event_passes_through() -> None:
     entry = {"event": {"type": "plugin/x", "time": 1, "data": {"a": 1}, "ignorable": True}}
     recording = rec.record(fixture(entry))
-    assert recording.log.events[0].value == {"type": "plugin/x", "seq": 1, "time": 1,
+    assert recording.log.events[0].value == {"type": "plugin/x", "seq": 0, "time": 1,
                                              "data": {"a": 1}, "ignorable": True}
 
 

@@ -318,6 +318,13 @@ def resumed(cfp_scenario: LogScenario, tck_target: Any, text: str) -> None:
     _call(cfp_scenario, tck_target, "openai", "session.resume-openai", payload)
 
 
+@when(parsers.re(r'the implementation resumes the log with the user message "(?P<text>[^"]*)"'))
+def resumes_log(cfp_scenario: LogScenario, tck_target: Any, text: str) -> None:
+    payload = {"log": _log_text(cfp_scenario), "user": [{"type": "text", "text": text}]}
+    _call(cfp_scenario, tck_target, "anthropic", "session.resume-anthropic", payload)
+    _call(cfp_scenario, tck_target, "openai", "session.resume-openai", payload)
+
+
 # --- Then: the durable log ----------------------------------------------------------------------
 
 

@@ -228,7 +228,7 @@ def parse_fixture(raw: Any) -> Fixture:
         sl._check_header(header, 1)
     except sl.LogRejected as exc:
         raise _invalid(f"session: {exc.error.message}", "/session") from None
-    first_seq = raw.get("firstSeq", 1)
+    first_seq = raw.get("firstSeq", 0)  # v4: seq is the row index, from 0 (validation.ts)
     if not sl._is_int(first_seq) or first_seq < 0:
         raise _invalid("firstSeq must be a non-negative integer", "/firstSeq")
     script = raw.get("script")

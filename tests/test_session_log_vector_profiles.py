@@ -1,0 +1,100 @@
+"""Every session log the vectors give as text is judged the same way by the source runtime's
+reader: an accepted one passes ``check-log --profile dsh-v4`` too (the kit's vector logs are the
+real v4 shape, so a reader of the real format accepts them), and a rejected one is still
+rejected by the default reader for the code its case expects (issue 17)."""
+
+from __future__ import annotations
+
+import base64
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from reference_impl.session_log import format as sl
+from reference_impl.session_log import profile_dsh as dsh
+from reference_impl.session_log import recorder as rec
+
+VECTORS = Path(__file__).resolve().parent.parent / "vectors"
+DEFAULT = sl.default_vocabulary()
+STRICT = dsh.vocabulary(DEFAULT)
+
+
+def _log_bytes(payload: Any) -> bytes | None:
+    """The case's log text as bytes (``log`` or ``logBase64``), or None for other inputs."""
+    if not isinstance(payload, dict):
+        return None
+    if isinstance(payload.get("log"), str):
+        return payload["log"].encode("utf-8")
+    if isinstance(payload.get("logBase64"), str):
+        return base64.b64decode(payload["logBase64"])
+    return None
+
+
+def _cases() -> Iterator[tuple[str, dict[str, Any], bytes]]:
+    for path in sorted(VECTORS.glob("*/*.json")):
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        for case in doc.get("cases", ()) if isinstance(doc, dict) else ():
+            data = _log_bytes(case.get("input"))
+            if data is not None:
+                yield f"{path.parent.name}/{path.name}::{case['id']}", case, data
+
+
+def _error_codes(case: dict[str, Any]) -> set[str]:
+    """The codes the case's log operations expect: every session operation reads the log first
+    (the recorder's operations take a fixture, so a log given to them is not judged as a log)."""
+    return {expected["error"]["code"] for op, expected in case["expect"].items()
+            if op.startswith("session.") and not op.startswith("session.record")
+            and "error" in expected}
+
+
+def _verdict(data: bytes, vocabulary: sl.Vocabulary) -> sl.LogError | None:
+    try:
+        sl.check(sl.split_lines(data), vocabulary)
+    except sl.LogRejected as exc:
+        return exc.error
+    return None
+
+
+CASES = list(_cases())
+ACCEPTED = [(name, data) for name, case, data in CASES
+            if not _error_codes(case) and _verdict(data, DEFAULT) is None]
+REJECTED = [(name, _error_codes(case), data) for name, case, data in CASES if _error_codes(case)]
+
+
+def test_the_vectors_hold_both_kinds_of_log() -> None:
+    # The vectors give logs as text in the chunk-free-persistence family; if they moved, the
+    # two tests below would pass on nothing.
+    assert len(ACCEPTED) >= 28 and len(REJECTED) >= 44
+
+
+@pytest.mark.parametrize(("name", "data"), ACCEPTED, ids=[n for n, _ in ACCEPTED])
+def test_every_accepted_vector_log_passes_the_dsh_v4_profile(name: str, data: bytes) -> None:
+    error = _verdict(data, STRICT)
+    assert error is None, f"{name}: line {error.line}: {error.code}: {error.message}"
+
+
+@pytest.mark.parametrize(("name", "codes", "data"), REJECTED, ids=[n for n, _, _ in REJECTED])
+def test_every_rejected_vector_log_is_rejected_for_its_code_by_default(
+        name: str, codes: set[str], data: bytes) -> None:
+    error = _verdict(data, DEFAULT)
+    assert error is not None, f"{name} is accepted by the default reader"
+    assert {error.code} == codes, f"{name}: {error.code} ({error.message}), expected {codes}"
+
+
+def _fixtures() -> list[tuple[str, dict[str, Any]]]:
+    doc = json.loads((VECTORS / "chunk-free-persistence" / "record.json").read_text("utf-8"))
+    return [(case["id"], case["input"]) for case in doc["cases"]
+            if case["input"].get("firstSeq", 0) == 0]
+
+
+@pytest.mark.parametrize(("name", "fixture"), _fixtures(), ids=[n for n, _ in _fixtures()])
+def test_every_recorded_vector_fixture_writes_a_dsh_v4_log(name: str,
+                                                          fixture: dict[str, Any]) -> None:
+    # The recorder writes the canonical v4 shape; a fixture numbering from 0 (the default)
+    # and scripting its steps gives a log the source runtime's reader accepts.
+    text = rec.record_text(fixture)
+    error = _verdict(text.encode("utf-8"), STRICT)
+    assert error is None, f"{name}: line {error.line}: {error.code}: {error.message}"
