@@ -69,13 +69,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from harness.audit.rules import (
-    Finding,
-    body_pointer,
-    dialect_of,
-    make_finding,
-    sort_findings,
-)
+from harness.audit.checks import dialect_of
+from harness.audit.findings import Finding, body_pointer, make_finding, sort_findings
 from reference_impl.wire.dialects import ANTHROPIC, OPENAI
 from reference_impl.wire.normal_form import NotARequest, merge_key, normal_head, normal_message
 from reference_impl.wire.reply import assistant_reply
