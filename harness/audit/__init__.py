@@ -11,6 +11,7 @@ module                 role
 ``checks``             the wire checks: one request -> (rule key, pointer, message) (sans-I/O)
 ``rules``              the check table and running it: one exchange -> findings (sans-I/O)
 ``tracker``            requests grouped into conversations, cross-request findings (sans-I/O)
+``conversation_state`` what the tracker keeps and compares: turn fingerprints, shapes (sans-I/O)
 ``operations``         the wire-audit family's operations ``wire.check``, ``wire.conversation``
 ``capture``            a captured exchange as bytes (:class:`RawExchange`) and its decoding into
                        the JSON exchange the rules read (content-encoding, JSON, SSE, limits)
