@@ -6,6 +6,9 @@ rewrites the fault files in place (default: every ``tests/mutants/*.yaml``):
 
 * a ``file`` written before the family layout (relative to ``reference_impl/``, e.g.
   ``session_log.py`` or ``ops/wire.py``) becomes its path today (:data:`OLD_FILES`);
+* a fault whose snippet (or function) left its file when the module was split follows it to
+  the one module of the same folder where it applies (``harness/audit/rules.py`` ->
+  ``harness/audit/checks.py``); none or several such modules: the fault is reported;
 * a fault without ``function`` gets the innermost definition around the one place its snippet
   occurs in the file (a method ``Class.method``, a function, or a module-level table);
 * every fault is then checked as ``agent-tck mutants`` would apply it.
@@ -117,14 +120,27 @@ def update(path: Path, root: Path) -> tuple[str, list[str]]:
             out.append(line)
             continue
         file = current_file(item["file"], root)
-        out.append(f"{key['indent']}file: {file}")
         problem = _check(item, file, root)
+        if problem:
+            file = _follow_split(item, file, root)
+            problem = _check(item, file, root)
+        out.append(f"{key['indent']}file: {file}")
         if problem:
             problems.append(f"{path}: fault {name!r}: {problem}")
         elif "function" not in item and not _has_function_below(lines, index, key["indent"]):
             text = (root / file).read_text(encoding="utf-8")
             out.append(f"{key['indent']}function: {enclosing(item['find'], text)}")
     return "\n".join(out), problems
+
+
+def _follow_split(item: dict, file: str, root: Path) -> str:
+    """The one other module of ``file``'s folder where ``item`` applies, else ``file``."""
+    folder = (root / file).parent
+    if not folder.is_dir():
+        return file
+    hits = [rel for rel in (p.relative_to(root).as_posix() for p in sorted(folder.glob("*.py")))
+            if rel != file and not _check(item, rel, root)]
+    return hits[0] if len(hits) == 1 else file
 
 
 def _has_function_below(lines: list[str], index: int, indent: str) -> bool:
@@ -145,8 +161,10 @@ def _check(item: dict, file: str, root: Path) -> str:
     try:
         function = item.get("function") or enclosing(item["find"], text)
         locate(Mutant(item["name"], "", (), file, function, item["find"], "", ""), text)
-    except (ValueError, HarnessError) as exc:
-        return str(exc.message if isinstance(exc, HarnessError) else exc)
+    except ValueError as exc:
+        return str(exc)
+    except HarnessError as exc:  # "fault 'name' (file): why" -> "why"
+        return exc.message.split(": ", 1)[-1]
     return ""
 
 

@@ -11,6 +11,7 @@ import pytest
 from mitmproxy import http
 from mitmproxy.test import taddons, tflow
 
+from harness.audit import checks
 from harness.audit import rules as wr
 from harness.audit.addon import AgentTckAudit, Tee
 
@@ -112,7 +113,7 @@ def test_an_exception_in_a_rule_is_contained(addon_ctx: Any,
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     addon, tctx = addon_ctx
 
-    def boom(req: wr.Request) -> wr.Emit:
+    def boom(req: checks.Request) -> checks.Emit:
         raise ValueError("rule bug")
         yield  # pragma: no cover
 

@@ -33,7 +33,7 @@ import pytest
 
 from harness.commands.audit import find_mitmdump, mitmdump_command
 from harness.errors import HarnessError
-from harness.mock_provider.model import ProviderState, SendBytes
+from harness.mock_provider.plan import ProviderState, SendBytes
 from harness.mock_provider.server import make_provider, start
 
 pytestmark = pytest.mark.slow

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from harness.audit import checks
 from harness.audit import rules as wr
 from harness.audit.capture import RawExchange, RawMessage, RawResponse
 from harness.audit.engine import Auditor
@@ -64,7 +65,7 @@ def test_warnings_alone_exit_zero() -> None:
     assert result.exit_code == 0
 
 
-def _boom(req: wr.Request) -> wr.Emit:
+def _boom(req: checks.Request) -> checks.Emit:
     raise RuntimeError("a bug in a rule")
     yield  # pragma: no cover
 

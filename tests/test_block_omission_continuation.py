@@ -16,7 +16,9 @@ import json
 from typing import Any
 
 from harness.audit.rules import check_exchange
-from harness.mock_provider.model import HttpRequest, MockProvider, ProviderState, parse_script
+from harness.mock_provider.model import MockProvider
+from harness.mock_provider.plan import HttpRequest, ProviderState
+from harness.mock_provider.script import parse_script
 from harness.mock_provider.server import load_openapi_document
 from reference_impl.serialize.ops import anthropic_serialize, openai_serialize
 from reference_impl.session_log.ops import resume_anthropic

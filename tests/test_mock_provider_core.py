@@ -18,18 +18,18 @@ import referencing.jsonschema
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from harness.mock_provider.model import (
+from harness.mock_provider.model import MockProvider
+from harness.mock_provider.plan import (
     Abort,
     Finish,
     HttpRequest,
-    MockProvider,
     Pause,
     Plan,
     ProviderState,
     SendBytes,
     SendHead,
-    parse_script,
 )
+from harness.mock_provider.script import parse_script
 from harness.mock_provider.server import load_openapi_document
 from reference_impl.errors import TckError
 from reference_impl.wire.sse import decode_sse, encode_sse

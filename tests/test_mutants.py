@@ -152,6 +152,20 @@ def test_the_anchor_tool_maps_an_old_file_and_fills_the_function(checkout: Path)
         "file: reference_impl/session_log/format.py\n    function: TABLE\n    find: '")
 
 
+def test_the_anchor_tool_follows_a_function_into_the_module_it_was_split_into(checkout: Path):
+    (checkout / "pkg" / "built.py").write_text("def build(x):\n    return x * 3\n")
+    (checkout / "pkg" / "m.py").write_text(SOURCE.partition("def build")[0])  # build moved out
+    faults = checkout / "f.yaml"
+    entry = ("family: block-omission\nmutants:\n  - name: bo-x\n    rules: [BO-001]\n"
+             "    file: pkg/m.py\n    function: build\n    find: x * 3\n    replace: x\n")
+    faults.write_text(entry)
+    assert update(faults, checkout) == (entry.replace("pkg/m.py", "pkg/built.py"), [])
+    (checkout / "pkg" / "copy.py").write_text("def build(x):\n    return x * 3\n")
+    text, problems = update(faults, checkout)  # two modules would do: the tool does not guess
+    assert text == entry and problems == [
+        f"{faults}: fault 'bo-x': no function 'build' in pkg/m.py"]
+
+
 def test_every_committed_fault_is_anchored():
     """What the anchor tool would change in tests/mutants/ (nothing, once it has run)."""
     root = Path(__file__).resolve().parent.parent

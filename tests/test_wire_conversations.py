@@ -9,7 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from harness.audit import tracker as conv
+from harness.audit import conversation_state
+from harness.audit.conversation_state import fingerprint
 from harness.audit.tracker import ConversationTracker, track
 from reference_impl.wire.normal_form import normal_head, normal_message
 
@@ -214,14 +215,14 @@ def test_normal_form_of_messages() -> None:
 def test_tracking_fingerprints_each_message_once_per_request(turns: int,
                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     calls = 0
-    real = conv.fingerprint
+    real = fingerprint
 
     def counting(value: Any) -> int:
         nonlocal calls
         calls += 1
         return real(value)
 
-    monkeypatch.setattr(conv, "fingerprint", counting)
+    monkeypatch.setattr(conversation_state, "fingerprint", counting)
     tracker = ConversationTracker()
     messages: list[dict[str, Any]] = []
     total = 0
@@ -258,7 +259,7 @@ def test_fingerprints_are_equal_exactly_when_values_are(a: Any, b: Any) -> None:
             return len(x) == len(y) and all(same(p, q) for p, q in zip(x, y, strict=True))
         return type(x) is type(y) and x == y
 
-    assert (conv.fingerprint(a) == conv.fingerprint(b)) == same(a, b)
+    assert (fingerprint(a) == fingerprint(b)) == same(a, b)
 
 
 @settings(max_examples=80, deadline=None)

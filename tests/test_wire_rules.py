@@ -9,17 +9,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from harness.audit import checks
 from harness.audit import rules as wr
-from harness.audit.rules import (
-    CHECKS,
-    RULES,
-    WIRE_CHECKS,
-    Check,
-    audit_exchange,
-    check_exchange,
-    dialect_of,
-    request_headers,
-)
+from harness.audit.checks import dialect_of, request_headers
+from harness.audit.findings import ERROR, RULES, Finding, escape
+from harness.audit.rules import CHECKS, WIRE_CHECKS, Check, audit_exchange, check_exchange
 from harness.catalogue import load_catalogue
 
 CATALOGUE = load_catalogue()
@@ -32,7 +26,7 @@ def ex(messages: Any, url: str = A_URL, **body: Any) -> dict[str, Any]:
             "request": {"body": {"model": "m", "messages": messages, **body}}, "response": None}
 
 
-def keys(findings: list[wr.Finding]) -> list[tuple[str, str, str]]:
+def keys(findings: list[Finding]) -> list[tuple[str, str, str]]:
     return [(f.rule, f.severity, f.pointer) for f in findings]
 
 
@@ -44,7 +38,7 @@ def test_every_cited_rule_exists_and_its_level_fixes_the_severity(key: str) -> N
     rid, severity = RULES[key]
     assert rid in CATALOGUE, f"{key} cites {rid}, which is not in the catalogue"
     level = CATALOGUE.by_id[rid].level
-    assert (level == "MUST") == (severity == wr.ERROR), (
+    assert (level == "MUST") == (severity == ERROR), (
         f"{rid} is {level}; its findings must be {'errors' if level == 'MUST' else 'warnings'}")
 
 
@@ -121,7 +115,7 @@ def test_pointer_tokens_are_escaped() -> None:
     findings = check_exchange(ex([{"role": "user", "content": "hi"}], tools=[
         {"name": "report", "input_schema": {"type": "object", "properties": {"output": {}}}}]))
     assert keys(findings) == [("SMA-051", "error", "/request/body/tools/0")]
-    assert wr.escape("a/b~c") == "a~1b~0c"
+    assert escape("a/b~c") == "a~1b~0c"
 
 
 def test_send_message_schema_allows_annotations_but_not_other_shapes() -> None:
@@ -129,11 +123,11 @@ def test_send_message_schema_allows_annotations_but_not_other_shapes() -> None:
                 "properties": {"agent_id": {"type": "string", "description": "id"},
                                "message": {"type": "string", "minLength": 1}},
                 "required": ["message", "agent_id"]}
-    assert wr._send_message_problem(standard) is None
-    assert wr._send_message_problem({**standard, "required": ["agent_id", "message",
+    assert checks._send_message_problem(standard) is None
+    assert checks._send_message_problem({**standard, "required": ["agent_id", "message",
                                                               "message"]}) is not None
-    assert wr._send_message_problem({**standard, "type": "array"}) is not None
-    assert wr._send_message_problem(None) is not None
+    assert checks._send_message_problem({**standard, "type": "array"}) is not None
+    assert checks._send_message_problem(None) is not None
 
 
 def test_system_message_placement_and_empty_updates() -> None:
@@ -168,7 +162,7 @@ def test_tool_definition_inline_declares_a_name_for_later_changes() -> None:
 # --- containment ---------------------------------------------------------------------------------
 
 
-def _boom(req: wr.Request) -> wr.Emit:
+def _boom(req: checks.Request) -> checks.Emit:
     yield ("unknown-block", "/request/body", "before the crash")
     raise ZeroDivisionError("a rule's bug")
 

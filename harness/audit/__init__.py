@@ -1,14 +1,17 @@
 """``agent-tck audit``: rule violations of a live agent, read off its provider traffic.
 
-The rules themselves are pure functions in :mod:`harness.audit.rules` and
-:mod:`harness.audit.tracker` (no file, socket or clock); the other modules only move data in
-and out (STYLE 1, 7):
+The rules themselves are pure functions in :mod:`harness.audit.rules` (with ``findings`` and
+``checks``) and :mod:`harness.audit.tracker` (no file, socket or clock); the other modules only
+move data in and out (STYLE 1, 7):
 
 =====================  ========================================================================
 module                 role
 =====================  ========================================================================
-``rules``              the wire rules: one exchange -> findings (sans-I/O)
+``findings``           the rule table (rule key -> catalogue ID, severity) and findings
+``checks``             the wire checks: one request -> (rule key, pointer, message) (sans-I/O)
+``rules``              the check table and running it: one exchange -> findings (sans-I/O)
 ``tracker``            requests grouped into conversations, cross-request findings (sans-I/O)
+``conversation_state`` what the tracker keeps and compares: turn fingerprints, shapes (sans-I/O)
 ``operations``         the wire-audit family's operations ``wire.check``, ``wire.conversation``
 ``capture``            a captured exchange as bytes (:class:`RawExchange`) and its decoding into
                        the JSON exchange the rules read (content-encoding, JSON, SSE, limits)

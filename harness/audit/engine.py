@@ -21,14 +21,9 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from harness.audit.capture import DEFAULT_MAX_BODY, RawExchange, Unauditable, to_exchange
-from harness.audit.rules import (
-    WIRE_CHECKS,
-    CheckError,
-    ExchangeAudit,
-    Finding,
-    audit_exchange,
-    dialect_of,
-)
+from harness.audit.checks import dialect_of
+from harness.audit.findings import Finding
+from harness.audit.rules import WIRE_CHECKS, CheckError, ExchangeAudit, audit_exchange
 from harness.audit.tracker import Conversation, ConversationTracker
 
 #: recent audits kept to carry findings over to the next request of a conversation (each holds

@@ -24,8 +24,8 @@ from typing import Any
 
 from harness import __version__
 from harness.audit.engine import CONVERSATION_RULES, AuditResult, ExchangeResult
+from harness.audit.findings import RULES, Finding
 from harness.audit.redact import Scrubber
-from harness.audit.rules import RULES, Finding
 from harness.families import family_names, prefix_table
 from harness.reports.stream import RESULTS_FORMAT
 

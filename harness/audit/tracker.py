@@ -69,108 +69,24 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from harness.audit.rules import (
-    Finding,
-    body_pointer,
-    dialect_of,
-    make_finding,
-    sort_findings,
+from harness.audit.checks import dialect_of
+from harness.audit.conversation_state import (
+    _answers,
+    _call_ids,
+    _Conv,
+    _message,
+    _same_reply,
+    _Seq,
+    _sequences,
+    _Shape,
+    _shape,
+    _State,
+    _turn,
 )
+from harness.audit.findings import Finding, body_pointer, make_finding, sort_findings
 from reference_impl.wire.dialects import ANTHROPIC, OPENAI
-from reference_impl.wire.normal_form import NotARequest, merge_key, normal_head, normal_message
+from reference_impl.wire.normal_form import NotARequest, normal_message
 from reference_impl.wire.reply import assistant_reply
-
-# ---------------------------------------------------------------------------------------------
-# Fingerprints
-
-
-def _fp(value: Any) -> int:
-    """A structural fingerprint of a JSON value: equal values (key order aside) give equal
-    fingerprints; strings are hashed in C, once each, so the cost is linear in the bytes and
-    well below serializing. Booleans, numbers, strings and null are told apart by a tag;
-    numbers are compared as written (``1`` and ``1.0`` differ, as their text does)."""
-    kind = type(value)
-    if kind is str:
-        return hash(("s", value))
-    if kind is dict:  # members in key order: key order does not matter, values stay paired
-        return hash(("d", *sorted([(key, _fp(item)) for key, item in value.items()])))
-    if kind is list:
-        return hash(("l", *[_fp(item) for item in value]))
-    if kind is bool or value is None:
-        return hash(("b", value))
-    return hash(("n", repr(value)))  # by text: CPython hashes -1 and -2 alike
-
-
-def fingerprint(value: Any) -> int:
-    """The fingerprint of one value already in normal form (a block, a head part)."""
-    return _fp(value)
-
-
-@dataclass(frozen=True)
-class _Msg:
-    """One message as sent, normalized once: what merging and fingerprinting a turn need."""
-
-    role: str
-    merge: str | None  # normal_form.merge_key: combined with a neighbour of the same key
-    blocks: tuple[int, ...]
-    rest: int  # fingerprint of the members other than content (role included)
-    turn: int  # the message's fingerprint: role, other members and blocks
-
-
-def _message(dialect: str, message: Any) -> _Msg:
-    try:
-        normal = normal_message(dialect, message)
-    except NotARequest:  # unreadable (WA-D004 reports it): compared as sent, never merged
-        blocks = (fingerprint(message),)
-        return _Msg("", None, blocks, hash("unreadable"), hash(("t", hash("unreadable"),
-                                                                 *blocks)))
-    content = normal.get("content")
-    blocks = tuple(fingerprint(b) for b in content) if isinstance(content, list) else (
-        fingerprint(content),)
-    rest = fingerprint({k: v for k, v in normal.items() if k != "content"})
-    return _Msg(str(normal.get("role")), merge_key(dialect, normal), blocks, rest,
-                hash(("t", rest, *blocks)))
-
-
-def _turn(rec: _Msg) -> int:
-    """A message's fingerprint: its role, other members and blocks."""
-    return rec.turn
-
-
-@dataclass(frozen=True)
-class _Seq:
-    """A request's turns as compared: fingerprints, roles and, for each, the index of its
-    first message as sent."""
-
-    prints: tuple[int, ...]
-    roles: tuple[str, ...]
-    origin: tuple[int, ...]
-
-
-def _sequences(records: Sequence[_Msg]) -> tuple[_Seq, _Seq]:
-    """The messages one by one, and the turns the provider sees once it combines consecutive
-    ones (``merge_key``; a combined turn prints like its messages sent as one)."""
-    single = _Seq(tuple(r.turn for r in records), tuple(r.role for r in records),
-                  tuple(range(len(records))))
-    prints: list[int] = []
-    roles: list[str] = []
-    origin: list[int] = []
-    blocks: list[int] = []
-    previous: str | None = None
-    for i, rec in enumerate(records):
-        if rec.merge is not None and rec.merge == previous:  # EQ merge-turns
-            if len(blocks) == 0:
-                blocks = list(records[origin[-1]].blocks)
-            blocks.extend(rec.blocks)
-            prints[-1] = hash(("t", records[origin[-1]].rest, *blocks))
-        else:
-            blocks = []
-            prints.append(rec.turn)
-            roles.append(rec.role)
-            origin.append(i)
-        previous = rec.merge
-    return single, _Seq(tuple(prints), tuple(roles), tuple(origin))
-
 
 # ---------------------------------------------------------------------------------------------
 # Values the tracker emits
@@ -219,166 +135,6 @@ class TrackResult:
         return [(p.exchange, f) for p in self.placements for f in p.findings]
 
 
-# ---------------------------------------------------------------------------------------------
-# The tracker's state
-
-
-@dataclass(frozen=True)
-class _State:
-    """A conversation after one request: that request's turns and its complete reply."""
-
-    turns: tuple[int, ...]
-    roles: tuple[str, ...]
-    reply: int | None = None
-    reply_message: Any = None  # the reply in normal form (to recognize an edited echo)
-    reply_calls: frozenset[str] = frozenset()  # tool call ids the reply made
-    merged: tuple[int, ...] = ()  # E once the provider combines consecutive turns
-    merged_last: int = 0  # how many of those are the request's (the rest: the reply)
-    records: tuple[_Msg, ...] | None = None  # E's messages, normalized (to align a rewrite)
-
-    def expected(self) -> tuple[list[int], list[str]]:
-        """E: the request's turns plus its complete reply, and their roles."""
-        if self.reply is None:
-            return list(self.turns), list(self.roles)
-        return [*self.turns, self.reply], [*self.roles, "assistant"]
-
-
-@dataclass
-class _Conv:
-    id: str
-    dialect: str
-    head: int
-    head_parts: dict[str, Any]  # "system": fingerprint, "tools": [fingerprints]
-    parent: str | None
-    fork_at: int | None
-    requests: list[Any] = field(default_factory=list)
-    state: _State = field(default_factory=lambda: _State((), ()))
-    previous: _State | None = None  # the state before the latest request
-    answers: frozenset[str] = frozenset()  # tool results the latest request added first
-    placement: int = -1  # index of the latest request's placement
-    records: list[_Msg] | None = None  # the latest request's messages, normalized (recent)
-    raw: list[Any] | None = None  # ... and as sent (recent)
-    nodes: set[int] = field(default_factory=set)  # tree nodes this conversation reached
-    #: its latest paths ("single", "merged"): (nodes, turns), to extend rather than re-walk
-    paths: dict[str, tuple[tuple[int, ...], tuple[int, ...]]] = field(default_factory=dict)
-    active: int = 0  # when it last received a request (recency)
-    closed: bool = False
-
-
-@dataclass(frozen=True)
-class _Shape:
-    dialect: str
-    head: int
-    head_parts: dict[str, Any]
-    turns: tuple[int, ...]
-    roles: tuple[str, ...]
-    merged: _Seq  # the turns once the provider combines consecutive ones
-    records: list[_Msg]
-    raw: list[Any]
-    known: int = 0  # messages repeating ``source``'s latest request exactly
-    source: str | None = None
-
-
-def _head(dialect: str, body: Mapping[str, Any]) -> tuple[int, dict[str, Any]]:
-    try:
-        head_n = normal_head(dialect, body)
-    except NotARequest:
-        head_n = {"tools": [body.get("tools")], **({"system": body.get("system")}
-                                                    if dialect == ANTHROPIC else {})}
-    parts: dict[str, Any] = {"tools": [fingerprint(t) for t in head_n["tools"]]}
-    if "system" in head_n:
-        parts["system"] = fingerprint(head_n["system"])
-    return hash(("head", dialect, parts.get("system"), *parts["tools"])), parts
-
-
-def _common_prefix(messages: list[Any], old: list[Any]) -> int:
-    n = len(old)
-    if n <= len(messages) and messages[:n] == old:  # the usual case, decided in C
-        return n
-    limit = min(len(messages), n)
-    k = 0
-    while k < limit and messages[k] == old[k]:
-        k += 1
-    return k
-
-
-def _shape(dialect: str, body: Mapping[str, Any], sources: Iterable[_Conv]) -> _Shape:
-    """Normalize and fingerprint a request. Messages exactly equal (``==``, in C) to the start
-    of a recent conversation's latest request take their normal form from it; only the rest
-    are normalized. (``==`` holds ``1`` and ``true`` equal: an agent flipping one for the other
-    in an old message goes unseen.)"""
-    head, head_parts = _head(dialect, body)
-    raw = body.get("messages")
-    messages: list[Any] = raw if isinstance(raw, list) else []
-    known, source = 0, None
-    for conv in sources:
-        if conv.raw is None or conv.records is None:
-            continue
-        k = _common_prefix(messages, conv.raw)
-        if k > known:
-            known, source = k, conv
-        if k:
-            break  # the most recently active conversation sharing a start (any would do)
-    records = list(source.records[:known]) if source is not None and source.records else []
-    records += [_message(dialect, m) for m in messages[known:]]
-    single, merged = _sequences(records)
-    return _Shape(dialect, head, head_parts, single.prints, single.roles, merged,
-                  records, messages, known, source.id if source else None)
-
-
-def _call_ids(message: Any) -> set[str]:
-    if not isinstance(message, Mapping):
-        return set()
-    content = message.get("content")
-    ids = {str(b.get("id")) for b in content if isinstance(b, Mapping)
-           and b.get("type") == "tool_use" and b.get("id")} if isinstance(content, list) else set()
-    for call in message.get("tool_calls") or ():
-        if isinstance(call, Mapping) and call.get("id"):
-            ids.add(str(call["id"]))
-    return ids
-
-
-def _answers(shape: _Shape, at: int) -> frozenset[str]:
-    """Tool call ids answered by the turn(s) at turn index ``at``: tool_result blocks of a
-    Messages user turn, the run of tool messages on Chat Completions."""
-    out: set[str] = set()
-    for message in shape.raw[at:]:
-        if not isinstance(message, Mapping):
-            break
-        if shape.dialect == OPENAI:
-            if message.get("role") != "tool":
-                break
-            out.add(str(message.get("tool_call_id")))
-            continue
-        content = message.get("content")
-        out |= {str(b.get("tool_use_id")) for b in content or () if isinstance(b, Mapping)
-                and b.get("type") == "tool_result"} if isinstance(content, list) else set()
-        break
-    return frozenset(out)
-
-
-def _text_of(message: Any) -> str:
-    content = message.get("content") if isinstance(message, Mapping) else None
-    if isinstance(content, str):
-        return content
-    parts = [b.get("text") for b in content or () if isinstance(b, Mapping)
-             and isinstance(b.get("text"), str)] if isinstance(content, list) else []
-    return "".join(parts)
-
-
-def _same_reply(echo: Any, reply: Any) -> bool:
-    """Is ``echo`` the reply, edited? (Tool call ids are unique per response, so a shared one
-    says so; so does the same text up to whitespace.)"""
-    if reply is None:
-        return False
-    if _call_ids(echo) & _call_ids(reply):
-        return True
-    a, b = " ".join(_text_of(echo).split()), " ".join(_text_of(reply).split())
-    return bool(a) and a == b
-
-
-#: conversations held against a request at one node (the most recently active): bounds the
-#: cost of a node that many conversations share (a common opening)
 CANDIDATES = 8
 
 # ---------------------------------------------------------------------------------------------

@@ -65,7 +65,7 @@ def parse_listen(text: str) -> tuple[str, int]:
 def load_script(path: Path) -> Any:
     """Read and check a script file: the JSON Schema first, then the core's own checks."""
     from harness.jsonschema_util import pointer, validator
-    from harness.mock_provider.model import parse_script
+    from harness.mock_provider.script import parse_script
     from harness.safe_yaml import load
     from reference_impl.errors import TckError
     from reference_impl.strict_json import loads

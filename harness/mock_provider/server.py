@@ -34,20 +34,19 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
 from typing import Any
 
-from harness.mock_provider.model import (
+from harness.mock_provider.model import MockProvider
+from harness.mock_provider.plan import (
     Abort,
     Exchange,
     Finish,
     HttpRequest,
-    MockProvider,
     Pause,
     Plan,
     ProviderState,
-    Script,
     SendBytes,
     SendHead,
-    parse_script,
 )
+from harness.mock_provider.script import Script, parse_script
 
 log = logging.getLogger("agent_tck.mock_provider")
 

@@ -1,3 +1,4 @@
+# Over 600 lines: split deferred for lack of time (next: records.py for values, reading, writing).
 """Developer messages: admission, reading and writing of ``developer/message`` records (DM-*).
 
 Spec: 004_722d83801ee0b82d.txt ("Developer messages for incremental session changes").

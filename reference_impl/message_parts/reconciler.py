@@ -1,3 +1,4 @@
+# Over 600 lines on purpose: not split while other branches edit it (next: tables, reconciler).
 """Message parts and reconciliation (spec 002_37b03d34ed5e6e9a.txt, family ``message-parts``).
 
 A sans-I/O reconciler: runtime events in (plain JSON, vectors/message-parts/README.md), typed

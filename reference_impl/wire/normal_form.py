@@ -44,7 +44,7 @@ _MERGED_ROLES = {ANTHROPIC: frozenset({"user", "assistant", "system"}),
 
 
 # EQ key-order: nothing to rewrite - normal forms are compared as JSON values (harness.compare)
-# or fingerprinted with members sorted by key (harness.audit.tracker.fingerprint).
+# or fingerprinted with members sorted by key (harness.audit.conversation_state.fingerprint).
 
 
 class NotARequest(ValueError):
