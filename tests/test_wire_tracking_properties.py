@@ -227,3 +227,31 @@ def test_one_rewritten_message_is_reported_where_it_happens(capture: Any, data: 
     assert pointers == [f"/request/body/messages/{at}"]
     placed = next(p for p in result.placements if p.exchange == target)
     assert placed.kind == "continuation"
+
+
+def test_a_dropped_message_keeps_its_finding_when_fork_children_follow() -> None:
+    """Found by the property above: a parent's request that drops one earlier message and
+    answers its tool calls stays the parent's continuation (WA-D006 at the drop), and two
+    children forked after the same tool call are forks. Before, the tool results were looked
+    for one message too far, the next child was taken for the parent's real next turn and the
+    parent's request was re-filed as a fork, its finding lost."""
+    def user(text: str, *results: str) -> dict[str, Any]:
+        blocks = [{"type": "tool_result", "tool_use_id": r, "content": "ok"} for r in results]
+        return {"role": "user", "content": [*blocks, {"type": "text", "text": text}]}
+
+    a0 = [{"type": "text", "text": "answer 0"}]
+    a1 = [{"type": "text", "text": "answer 1"},
+          {"type": "tool_use", "id": "toolu_1", "name": "lookup", "input": {"q": "1"}}]
+    q0, q1 = user("question 0"), user("question 1")
+    shared = [q0, {"role": "assistant", "content": a0}, q1, {"role": "assistant", "content": a1}]
+    dropped = [q0, {"role": "assistant", "content": a0}, {"role": "assistant", "content": a1},
+               user("question 2", "toolu_1")]
+    exchanges = [exchange([q0], a0), exchange(shared[:3], a1), exchange(dropped, a0),
+                 exchange([*shared, user("child 1", "toolu_1")], a0),
+                 exchange([*shared, user("child 2", "toolu_1")], a0)]
+    result = track(exchanges)
+    parent = result.placements[2]
+    assert (parent.kind, parent.rewrite) == ("continuation", ("dropped", 2))
+    assert [(x, f.rule, f.pointer) for x, f in result.findings] == [
+        (2, "WA-D006", "/request/body/messages/2")]
+    assert [p.kind for p in result.placements[3:]] == ["fork", "fork"]

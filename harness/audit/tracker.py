@@ -137,6 +137,11 @@ class TrackResult:
 
 CANDIDATES = 8
 
+# Where R's first added turn sits relative to len(E), by the WA-D006 reading of R against E: a
+# dropped message (or the dropped reply) pulls it one message earlier, an inserted one pushes it
+# one later. The forks-by-evidence check reads the tool results there.
+_SHIFT = {"dropped": -1, "reply-dropped": -1, "inserted": 1}
+
 # ---------------------------------------------------------------------------------------------
 # The tracker
 
@@ -178,7 +183,8 @@ class ConversationTracker:
         placement = self._place(ref, shape)
         conv = self._convs[placement.conversation]
         reply = assistant_reply(dialect, exchange.get("response"))
-        self._advance(conv, shape, reply, ref, len(self._placements))
+        rewrite = placement.rewrite[0] if placement.rewrite else None
+        self._advance(conv, shape, reply, ref, len(self._placements), rewrite)
         self._placements.append(placement)
         self._bound()
         return placement
@@ -192,8 +198,11 @@ class ConversationTracker:
 
     # -- state ----------------------------------------------------------------------------
 
-    def _advance(self, conv: _Conv, shape: _Shape, reply: Any, ref: Any, index: int) -> None:
-        """Record R as ``conv``'s latest request: its state, its path in the tree."""
+    def _advance(self, conv: _Conv, shape: _Shape, reply: Any, ref: Any, index: int,
+                 rewrite: str | None = None) -> None:
+        """Record R as ``conv``'s latest request: its state, its path in the tree.
+        ``rewrite`` (the placement's WA-D006 reading) moves where R's first added turn sits: one
+        message earlier when R dropped one of E's, one later when R inserted one."""
         reply_turn = reply_message = None
         calls: frozenset[str] = frozenset()
         records = shape.records
@@ -210,6 +219,7 @@ class ConversationTracker:
                 reply_message = None
             calls = frozenset(_call_ids(reply))
         at = len(conv.state.expected()[0]) if conv.requests else len(shape.turns)
+        at += _SHIFT.get(rewrite or "", 0)
         conv.previous = conv.state if conv.requests else None
         conv.answers = _answers(shape, at)
         conv.state = _State(shape.turns, shape.roles, reply_turn, reply_message, calls,
