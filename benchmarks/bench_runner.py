@@ -13,7 +13,7 @@ import statistics
 import sys
 import time
 
-from harness.runner import evaluate
+from harness.evaluate import evaluate
 from harness.subprocess_target import SubprocessTarget
 from harness.targets import InProcessTarget
 from harness.vectors import load_cases

@@ -16,8 +16,8 @@ from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 
 from harness.data import vectors_dir
+from harness.evaluate import evaluate
 from harness.outcome import Errored
-from harness.runner import evaluate
 from harness.targets import InProcessTarget
 from harness.vectors import Case, load_file
 from reference_impl import developer_messages as dm

@@ -23,8 +23,8 @@ import yaml
 from jsonschema import Draft202012Validator
 
 from harness.catalogue import scenario_citations
+from harness.evaluate import evaluate
 from harness.outcome import Output, Rejected
-from harness.runner import evaluate
 from harness.vectors import Case, load_file
 from reference_impl import model
 from reference_impl.errors import TckError
