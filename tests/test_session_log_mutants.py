@@ -12,9 +12,9 @@ import pytest
 from harness.evaluate import failures
 from harness.targets import InProcessTarget
 from harness.vectors import load_file
-from reference_impl import session_log as sl
-from reference_impl import session_recorder as rec
-from reference_impl import session_views as views
+from reference_impl.session_log import format as sl
+from reference_impl.session_log import recorder as rec
+from reference_impl.session_log import views
 
 FOLDER = Path(__file__).resolve().parent.parent / "vectors" / "chunk-free-persistence"
 
