@@ -3,10 +3,15 @@
 A mutant is a seeded fault in the reference implementation: one exact snippet of one module
 replaced by another (``tests/mutants/<family>.yaml``), naming the rules it breaks. Its ``file``
 is relative to the checkout (``reference_impl/serialize/anthropic_messages.py``, or
-``harness/audit/rules.py`` for the audit's own rules). Each mutant is applied to a fresh copy of
-the top-level package holding that file and the whole vector suite is run against it in
-process. The mutant is *killed* for a rule when a vector citing that rule fails; every MUST
-rule of every family with vectors must have a mutant killed on it, and no mutant may survive.
+``harness/audit/rules.py`` for the audit's own rules); its ``function`` names the definition
+the snippet lies in (``Serializer.serialize``, a module-level ``build``, or a module-level
+table such as ``TURN_TABLE``), and the snippet must occur exactly once inside it. So moving code
+cannot silently invalidate a fault: a file, definition or snippet that is gone, or a snippet
+that occurs twice, is an error naming the fault (``python -m harness.mutant_anchors`` fills
+``function`` and maps old file names). Each mutant is applied to a fresh copy of the top-level
+package holding its file and the whole vector suite is run against it in process. The mutant
+is *killed* for a rule when a vector citing that rule fails; every MUST rule of every family
+with vectors must have a mutant killed on it, and no mutant may survive.
 
 A mutant marked ``survives: true`` is the opposite: an *accepted variant*, another reasonable
 reading of the notes (the source runtime's, or an order no rule governs). It must fail no
@@ -16,6 +21,7 @@ rules whose accepted outcomes it exercises.
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import shutil
@@ -62,7 +68,8 @@ class Mutant:
     name: str
     family: str
     rules: tuple[str, ...]
-    file: str
+    file: str  # relative to the checkout
+    function: str  # qualified name of the definition the snippet lies in
     find: str
     replace: str
     where: str
@@ -91,33 +98,101 @@ def load_mutants(folder: Path = MUTANTS_DIR) -> list[Mutant]:
         doc = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
         for index, item in enumerate(doc.get("mutants", [])):
             where = f"{path}#/mutants/{index}"
-            missing = {"name", "rules", "file", "find", "replace"} - set(item)
+            missing = {"name", "rules", "file", "function", "find", "replace"} - set(item)
             if missing:
-                raise HarnessError("MUTANT_INVALID", f"missing {sorted(missing)}", where)
+                hint = (" (python -m harness.mutant_anchors fills it in)"
+                        if missing == {"function"} else "")
+                raise HarnessError("MUTANT_INVALID", f"fault {item.get('name')!r}: missing "
+                                   f"{sorted(missing)}{hint}", where)
             if item["name"] in names:
                 raise HarnessError("MUTANT_INVALID", f"duplicate name {item['name']!r}", where)
             names.add(item["name"])
             if not isinstance(item.get("survives", False), bool):
                 raise HarnessError("MUTANT_INVALID", "survives must be true or false", where)
             mutants.append(Mutant(item["name"], doc["family"], tuple(item["rules"]),
-                                  item["file"], item["find"], item["replace"], where,
-                                  item.get("survives", False)))
+                                  item["file"], item["function"], item["find"],
+                                  item["replace"], where, item.get("survives", False)))
     return mutants
 
 
+# ---- where a fault applies: a definition, then the snippet inside it -----------------------------
+
+
+def definitions(source: str) -> list[tuple[str, int, int]]:
+    """Every definition of a module as ``(qualified name, start, end)`` character offsets, outer
+    before inner: functions, methods and classes (``Outer.method``, ``outer.inner``: nesting
+    joined by dots) and module-level names bound by an assignment (a table such as
+    ``TURN_TABLE``). A definition spans its decorators and its last line."""
+    starts = [0]
+    for line in source.splitlines(keepends=True):
+        starts.append(starts[-1] + len(line))
+    found: list[tuple[str, int, int]] = []
+
+    def span(node: ast.stmt) -> tuple[int, int]:
+        first = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", ()))])
+        return starts[first - 1], starts[min(node.end_lineno or node.lineno, len(starts) - 1)]
+
+    def visit(body: list[ast.stmt], prefix: str, module_level: bool) -> None:
+        for node in body:
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                found.append((prefix + node.name, *span(node)))
+                visit(node.body, f"{prefix}{node.name}.", False)
+            elif module_level and isinstance(node, ast.Assign | ast.AnnAssign):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                for target in targets:
+                    if isinstance(target, ast.Name):
+                        found.append((target.id, *span(node)))
+            elif isinstance(node, ast.If | ast.Try | ast.With):  # e.g. `if TYPE_CHECKING:`
+                for part in ("body", "orelse", "finalbody"):
+                    visit(getattr(node, part, []), prefix, module_level)
+
+    visit(ast.parse(source).body, "", True)
+    return found
+
+
+def locate(mutant: Mutant, text: str) -> int:
+    """The offset of ``mutant.find`` in ``text``, found inside ``mutant.function`` only; an
+    error naming the fault when the definition is missing or the snippet is not there exactly
+    once."""
+    where = f"fault {mutant.name!r} ({mutant.file})"
+    try:
+        spans = [(a, b) for name, a, b in definitions(text) if name == mutant.function]
+    except SyntaxError as exc:
+        raise HarnessError("MUTANT_INVALID", f"{where}: the file does not parse: {exc}",
+                           mutant.where) from None
+    if not spans:
+        raise HarnessError("MUTANT_INVALID", f"{where}: no function {mutant.function!r} in "
+                           f"{mutant.file}", mutant.where)
+    hits = sorted({i for a, b in spans for i in _occurrences(text, mutant.find, a, b)})
+    if len(hits) != 1:
+        state = "is not" if not hits else f"occurs {len(hits)} times"
+        raise HarnessError("MUTANT_INVALID", f"{where}: the find snippet {state} in function "
+                           f"{mutant.function!r}; it must occur there exactly once",
+                           mutant.where)
+    return hits[0]
+
+
+def _occurrences(text: str, snippet: str, start: int, end: int) -> list[int]:
+    out: list[int] = []
+    at = text.find(snippet, start, end)
+    while at >= 0 and snippet:
+        out.append(at)
+        at = text.find(snippet, at + 1, end)
+    return out
+
+
 def apply(mutant: Mutant, root: Path) -> None:
-    """Apply ``mutant`` to the copy of the checkout at ``root``; the snippet must occur exactly
-    once (so a refactor that moves the code makes the mutant fail loudly, not pass)."""
+    """Apply ``mutant`` to the copy of the checkout at ``root``: its snippet, found once inside
+    its function, is replaced (so a refactor that moves the code makes the mutant fail loudly,
+    never pass)."""
     target = root / mutant.file
     if not target.is_file():
-        raise HarnessError("MUTANT_INVALID", f"no file {mutant.file}", mutant.where)
-    text = target.read_text(encoding="utf-8")
-    count = text.count(mutant.find)
-    if count != 1:
-        raise HarnessError("MUTANT_INVALID",
-                           f"snippet occurs {count} times in {mutant.file}; it must occur once",
+        raise HarnessError("MUTANT_INVALID", f"fault {mutant.name!r}: no file {mutant.file}",
                            mutant.where)
-    target.write_text(text.replace(mutant.find, mutant.replace), encoding="utf-8")
+    text = target.read_text(encoding="utf-8")
+    at = locate(mutant, text)
+    target.write_text(text[:at] + mutant.replace + text[at + len(mutant.find):],
+                      encoding="utf-8")
 
 
 def _worker(paths: Sequence[str]) -> dict[str, Any]:
