@@ -10,7 +10,8 @@ A baseline is YAML::
       - rule: IHU-002                        # every failing case citing the rule
         reason: ...
 
-Applying it is a pure function over result records: a listed case that fails or errors becomes
+Applying it is a pure function over case results (:func:`judge_against`,
+:func:`stale_entries`): a listed case that fails or errors becomes
 ``expected-fail``; a listed case that now passes becomes ``stale`` and fails the run, so a
 baseline cannot rot; an unlisted failure fails the run as usual.
 """
@@ -19,11 +20,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from harness.errors import HarnessError
+from harness.results import CaseResult
 from harness.safe_yaml import YAMLInputError, load
 
 FAILING = {"fail", "errored"}
@@ -42,12 +44,12 @@ class Entry:
         what = f"case {self.case}" if self.case else f"rule {self.rule}"
         return what + (f" [{self.operation}]" if self.operation else "")
 
-    def matches(self, record: dict[str, Any]) -> bool:
-        if self.operation and record["operation"] != self.operation:
+    def matches(self, result: CaseResult) -> bool:
+        if self.operation and result.operation != self.operation:
             return False
         if self.case is not None:
-            return record["case"] == self.case
-        return self.rule in record["rules"]
+            return result.case == self.case
+        return self.rule in result.rules
 
 
 def load_baseline(
@@ -95,38 +97,35 @@ def load_baseline(
     return entries
 
 
-def apply_baseline(
-    records: Sequence[dict[str, Any]], entries: Sequence[Entry]
-) -> tuple[list[dict[str, Any]], list[Entry]]:
-    """(records with expected-fail / stale statuses, entries that are stale)."""
-    out: list[dict[str, Any]] = []
-    still_failing: set[int] = set()
+def judge_against(result: CaseResult, entries: Sequence[Entry]) -> CaseResult:
+    """``result`` as the baseline sees it: a listed failure is ``expected-fail``, a listed case
+    that passes is ``stale``; anything else unchanged."""
+    hits = [e for e in entries if e.matches(result)]
+    if not hits or result.status == "expected-fail":
+        return result
+    entry = hits[0]
+    note = f"baseline: {entry.reason}" + (f" ({entry.issue})" if entry.issue else "")
+    if result.status in FAILING:
+        return replace(result, status="expected-fail", message=f"{result.message} [{note}]",
+                       baseline={"entry": entry.label()})
+    if result.status == "pass" and entry.case is not None:
+        return replace(result, status="stale", baseline={"entry": entry.label()},
+                       message=f"listed in the baseline as failing but passes now: remove "
+                               f"{entry.label()} from the baseline [{note}]")
+    return result
+
+
+def stale_entries(results: Iterable[CaseResult], entries: Sequence[Entry]) -> list[Entry]:
+    """Entries that matched some result but no result still failing (after
+    :func:`judge_against`): what they excuse passes now, so they must go."""
     matched: set[int] = set()
-    for record in records:
-        if record.get("type") != "case":
-            out.append(record)
-            continue
-        hits = [e for e in entries if e.matches(record)]
-        if not hits:
-            out.append(record)
-            continue
-        matched |= {e.index for e in hits}
-        entry = hits[0]
-        note = f"baseline: {entry.reason}" + (f" ({entry.issue})" if entry.issue else "")
-        if record["status"] in FAILING or record["status"] == "expected-fail":
-            still_failing |= {e.index for e in hits}
-            out.append(record if record["status"] == "expected-fail" else {
-                        **record, "status": "expected-fail",
-                        "message": f"{record['message']} [{note}]", "baseline": entry.label()})
-        elif record["status"] == "pass" and entry.case is not None:
-            out.append({**record, "status": "stale",
-                        "message": f"listed in the baseline as failing but passes now: remove "
-                                   f"{entry.label()} from the baseline [{note}]",
-                        "baseline": entry.label()})
-        else:
-            out.append(record)
-    stale = [e for e in entries if e.index in matched and e.index not in still_failing]
-    return out, stale
+    still_failing: set[int] = set()
+    for result in results:
+        hits = {e.index for e in entries if e.matches(result)}
+        matched |= hits
+        if result.status in FAILING or result.status == "expected-fail":
+            still_failing |= hits
+    return [e for e in entries if e.index in matched and e.index not in still_failing]
 
 
 def write_baseline(records: Iterable[dict[str, Any]]) -> str:

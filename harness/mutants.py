@@ -198,7 +198,7 @@ def apply(mutant: Mutant, root: Path) -> None:
 def _worker(paths: Sequence[str]) -> dict[str, Any]:
     """In a fresh process: run every vector against each mutated copy; report failures."""
     from harness.catalogue import load_catalogue
-    from harness.runner import run_one
+    from harness.evaluate import failures
     from harness.targets import InProcessTarget
     from harness.vectors import load_cases
 
@@ -212,13 +212,11 @@ def _worker(paths: Sequence[str]) -> dict[str, Any]:
         try:
             from harness.families import operations
 
-            target = InProcessTarget(operations())
-            failed: list[list[Any]] = []
-            for case in cases:
-                for exp in case.expect:  # as `run` does, with protocol 1.1 observations
-                    verdict, _ = run_one(target, case, exp, target.operations, True)
-                    if verdict.status == "fail":
-                        failed.append([case.id, list(case.rules_for(exp))])
+            # as `run` does, with protocol 1.1 observations; only a failed case kills (an
+            # errored one is the implementation crashing, not a rule catching the fault)
+            failed = [[case.id, list(case.rules_for(exp))] for case, exp, judgment in
+                      failures(InProcessTarget(operations()), cases, observable=True)
+                      if judgment.status == "fail"]
             results[copy] = {"failed": failed}
         except Exception as exc:  # a mutant that breaks the import is reported, not killed
             results[copy] = {"error": f"{type(exc).__name__}: {exc}"}

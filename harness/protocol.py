@@ -47,7 +47,7 @@ class Start:
 
 
 @dataclass(frozen=True)
-class Run:
+class RunCommand:
     seq: int
     operation: str
     input: Any
@@ -70,7 +70,7 @@ class Stop:
         return {"cmd": "stop"}
 
 
-Command = Start | Run | Stop
+Command = Start | RunCommand | Stop
 
 
 @dataclass(frozen=True)

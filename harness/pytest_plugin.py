@@ -12,10 +12,14 @@ from __future__ import annotations
 
 import pkgutil
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 import pytest
 
 from harness.outcome import CallResult, Errored
+
+if TYPE_CHECKING:
+    from harness.evaluate import Judgment
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -68,7 +72,7 @@ class TargetProxy:
 @pytest.fixture(scope="session")
 def tck_target(request: pytest.FixtureRequest) -> Iterator[TargetProxy]:
     """The implementation under test (``--impl``), or the reference implementation."""
-    from harness.session import open_target
+    from harness.conformance_run import open_target
 
     target, _, _ = open_target(request.config.getoption("--impl"),
                                request.config.getoption("--impl-timeout"))
@@ -92,22 +96,19 @@ class VectorItem(pytest.Item):
             self.add_marker(rid)
 
     def runtest(self) -> None:
-        from harness.protocol import OBSERVE
-        from harness.runner import run_one
+        from harness.evaluate import judge
 
-        target = _shared_target(self.config)
-        observable = set(OBSERVE) <= set(getattr(target, "observe", ()))
-        verdict, _ = run_one(target, self.case, self.expectation,  # type: ignore[arg-type]
-                             target.operations, observable)
-        if verdict.status == "not-applicable":  # BO-008 without observe: untested, not passed
-            pytest.skip(f"not applicable: {verdict.message}")
-        if verdict.status != "pass":
-            raise VectorFailure(verdict)
+        judgment, _ = judge(_shared_target(self.config), self.case,  # type: ignore[arg-type]
+                            self.expectation)  # type: ignore[arg-type]
+        if judgment.status == "not-applicable":  # BO-008 without observe: untested, not passed
+            pytest.skip(f"not applicable: {judgment.message}")
+        if judgment.status != "pass":
+            raise VectorFailure(judgment)
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style=None) -> str:  # type: ignore[override]
         if isinstance(excinfo.value, VectorFailure):
-            v = excinfo.value.verdict
-            return "\n".join([f"{v.status}: {v.message}", *v.transcript[-40:]])
+            j = excinfo.value.judgment
+            return "\n".join([f"{j.status}: {j.message}", *j.transcript[-40:]])
         return super().repr_failure(excinfo, style)  # type: ignore[arg-type]
 
     def reportinfo(self) -> tuple[str, int | None, str]:
@@ -115,9 +116,9 @@ class VectorItem(pytest.Item):
 
 
 class VectorFailure(Exception):
-    def __init__(self, verdict: object) -> None:
-        super().__init__(str(verdict))
-        self.verdict = verdict
+    def __init__(self, judgment: Judgment) -> None:
+        super().__init__(str(judgment))
+        self.judgment = judgment
 
 
 _TARGET_KEY = pytest.StashKey[object]()
@@ -125,7 +126,7 @@ _TARGET_KEY = pytest.StashKey[object]()
 
 def _shared_target(config: pytest.Config):  # type: ignore[no-untyped-def]
     if _TARGET_KEY not in config.stash:
-        from harness.session import open_target
+        from harness.conformance_run import open_target
 
         target, _, _ = open_target(config.getoption("--impl"), config.getoption("--impl-timeout"))
         config.stash[_TARGET_KEY] = target

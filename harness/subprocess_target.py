@@ -34,7 +34,7 @@ from harness.protocol import (
     OBSERVE,
     Implementation,
     ProtocolViolation,
-    Run,
+    RunCommand,
     Start,
     Stop,
     decode,
@@ -299,7 +299,7 @@ class SubprocessTarget:
         proc.drain_stderr()  # stderr of earlier cases is theirs, not this one's
         self._seq += 1
         self._owner[self._seq] = (case, operation)
-        line = encode(Run(self._seq, operation, payload, case, OBSERVE if observe else ()))
+        line = encode(RunCommand(self._seq, operation, payload, case, OBSERVE if observe else ()))
         transcript.append(">> " + _clip(line.rstrip("\n")))
         # one budget for the whole exchange: writing the command and reading its reply
         deadline = time.monotonic() + self.timeout

@@ -73,7 +73,7 @@ def footer(cases: list[dict], rules: list[dict] = RULES, exit_code: int | None =
     code = exit_code if exit_code is not None else int(any(
         summary.rule_status[r["id"]] in ("fail", "errored") for r in rules
         if r["level"] == "MUST"))
-    return summary.footer(finished="2026-01-02T03:05:00+00:00", exit_code=code)
+    return summary.footer(finished="2026-01-02T03:05:00+00:00", exit_code=code).to_json()
 
 
 def passing_records() -> list[dict]:

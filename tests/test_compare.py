@@ -68,8 +68,8 @@ def test_a_trace_keeps_the_order_a_rule_governs():
 
 
 def test_alternatives_pass_when_any_accepted_outcome_holds():
+    from harness.evaluate import evaluate
     from harness.outcome import Output, Rejected
-    from harness.runner import evaluate
     from harness.vectors import Expectation
 
     op = "anthropic.serialize"

@@ -14,9 +14,8 @@ from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 
 from harness.data import vectors_dir
+from harness.evaluate import failures
 from harness.families import operations as reference_operations
-from harness.outcome import Errored
-from harness.runner import evaluate
 from harness.targets import InProcessTarget
 from harness.vectors import Case, load_file
 from reference_impl.developer_messages import admission as dm
@@ -232,15 +231,12 @@ def test_vector_inputs_and_outputs_match_the_operation_schemas():
 
 
 def _failures(registry: dict[str, Callable[[Any], Any]]) -> dict[str, set[str]]:
-    """Case id -> rules of every vector case the given implementation fails."""
-    target = InProcessTarget(registry, name="mutant")
+    """Case id -> rules of every vector case the given implementation fails (the kit's one
+    evaluate loop)."""
     failed: dict[str, set[str]] = {}
-    for case in CASES:
-        for expectation in case.expect:
-            result = target.call(expectation.operation, case.input)
-            assert not isinstance(result, Errored), (case.id, result.reason)
-            if evaluate(expectation, result).status != "pass":
-                failed[case.id] = set(case.rules)
+    for case, _, judgment in failures(InProcessTarget(registry, name="mutant"), CASES):
+        assert judgment.status != "errored", (case.id, judgment.message)
+        failed[case.id] = set(case.rules)
     return failed
 
 

@@ -158,7 +158,8 @@ def test_toy_vectors_without_the_descriptor_are_an_error_not_a_pass(tmp_path):
 def test_a_rule_of_another_family_cited_by_a_selected_case_gates_the_run():
     # wire-audit vectors also cite block-omission rules; a --family wire-audit run must judge
     # them, or an implementation missing every BO-001 finding would pass
-    from harness.runner import Filters, execute, header, select
+    from harness.evaluate import run_cases
+    from harness.runner import Filters, header, select
     from harness.targets import InProcessTarget
 
     def no_bo_001(payload):
@@ -171,9 +172,9 @@ def test_a_rule_of_another_family_cited_by_a_selected_case_gates_the_run():
     head = header(load_catalogue(), cases, filters, target_info={},
                   implementation={"name": "drops BO-001"})
     target = InProcessTarget({**families.operations(), "wire.check": no_bo_001})
-    records = list(execute(target, cases, head))
-    failing = {rid for r in records[1:-1] if r["status"] == "fail" for rid in r["rules"]}
+    records = list(run_cases(target, cases, head))
+    failing = {rid for r in records[1:-1] if r.status == "fail" for rid in r.rules}
     assert failing == {"BO-001"}
-    assert "block-omission" in head["families"]
-    assert records[-1]["rules"]["BO-001"] == "fail"
-    assert records[-1]["exit_code"] == 1
+    assert "block-omission" in head.families
+    assert records[-1].rules["BO-001"] == "fail"
+    assert records[-1].exit_code == 1

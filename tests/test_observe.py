@@ -12,10 +12,11 @@ from pathlib import Path
 import pytest
 
 from harness.catalogue import load_catalogue
+from harness.evaluate import run_cases
 from harness.mutants import ROOT, apply, load_mutants
 from harness.outcome import Observed, Output
 from harness.reports.stream import summarize
-from harness.runner import Filters, execute, header, select
+from harness.runner import Filters, header, select
 from harness.subprocess_target import SubprocessTarget
 from harness.targets import InProcessTarget
 from harness.vectors import load_cases
@@ -34,7 +35,7 @@ def bo008_run(command: str, env: dict[str, str] | None = None) -> tuple[list[dic
     head = header(catalogue, cases, Filters(rules=("BO-008",)),
                   target_info={"kind": "subprocess"}, implementation={"name": "t"})
     try:
-        records = list(execute(target, cases, head))
+        records = [r.to_json() for r in run_cases(target, cases, head)]
     finally:
         target.close()
     return records[1:-1], records[-1]
@@ -106,9 +107,9 @@ def test_observe_messages_follow_the_published_schemas():
     import json as _json
 
     from harness.jsonschema_util import validator
-    from harness.protocol import OBSERVE, ProtocolViolation, Run, parse_result, parse_started
+    from harness.protocol import OBSERVE, ProtocolViolation, RunCommand, parse_result, parse_started
 
-    command = Run(3, "anthropic.serialize", {"history": []}, "c", OBSERVE).to_json()
+    command = RunCommand(3, "anthropic.serialize", {"history": []}, "c", OBSERVE).to_json()
     assert list(validator("protocol/command.schema.json").iter_errors(command)) == []
     started = parse_started(_json.dumps({
         "protocol": 1, "implementation": {"name": "x", "language": "go"},

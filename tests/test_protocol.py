@@ -8,7 +8,7 @@ import json
 import pytest
 
 from harness.jsonschema_util import validator
-from harness.protocol import Run, Start, Stop, encode, parse_result, parse_started
+from harness.protocol import RunCommand, Start, Stop, encode, parse_result, parse_started
 from harness.reference_adapter import serve
 
 COMMANDS = validator("protocol/command.schema.json")
@@ -16,8 +16,8 @@ COMMANDS = validator("protocol/command.schema.json")
 
 @pytest.mark.parametrize(
     "command",
-    [Start("0.1.0"), Run(1, "anthropic.serialize", {"history": []}, "c"), Run(2, "a.b", None),
-     Stop()],
+    [Start("0.1.0"), RunCommand(1, "anthropic.serialize", {"history": []}, "c"),
+     RunCommand(2, "a.b", None), Stop()],
 )
 def test_typed_commands_satisfy_the_schema(command):
     line = encode(command)
@@ -27,8 +27,8 @@ def test_typed_commands_satisfy_the_schema(command):
 
 def test_the_reference_adapter_speaks_the_protocol():
     stdin = io.StringIO(
-        encode(Start("0.1.0")) + "\n" + encode(Run(1, "no.such-op", {})) + encode(Stop())
-        + encode(Run(2, "never.reached", {}))
+        encode(Start("0.1.0")) + "\n" + encode(RunCommand(1, "no.such-op", {})) + encode(Stop())
+        + encode(RunCommand(2, "never.reached", {}))
     )
     stdout = io.StringIO()
     assert serve(stdin, stdout) == 0

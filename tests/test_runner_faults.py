@@ -7,8 +7,9 @@ import time
 import pytest
 
 from harness.errors import HarnessError
+from harness.evaluate import run_cases
 from harness.outcome import Errored, Output, Rejected
-from harness.runner import execute, exit_code
+from harness.results import RESULTS_FORMAT, Header, RuleInfo, exit_code
 from harness.subprocess_target import SubprocessTarget
 from harness.vectors import Case, Expectation
 from tests.conftest import FAKES
@@ -24,10 +25,10 @@ def echo_case(case_id: str, value: object = None) -> Case:
 
 def run(command: str, cases: list[Case], timeout: float = 5.0) -> list[dict]:
     target = SubprocessTarget(command, timeout=timeout)
-    head = {"rules": [{"id": "BO-001", "family": "block-omission", "level": "MUST",
-                       "title": "t", "decision": False}], "strict": False}
-    try:
-        return list(execute(target, cases, head))[1:-1]
+    head = Header(RESULTS_FORMAT, "0", "", {}, {}, {}, False,
+                  (RuleInfo("BO-001", "block-omission", "MUST", "t"),), ("block-omission",))
+    try:  # the records as the stream writes them
+        return [r.to_json() for r in run_cases(target, cases, head)][1:-1]
     finally:
         target.close()
 

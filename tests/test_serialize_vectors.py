@@ -23,9 +23,9 @@ import yaml
 from jsonschema import Draft202012Validator
 
 from harness.catalogue import scenario_citations
+from harness.evaluate import judge
 from harness.families import operations as reference_operations
-from harness.outcome import Output, Rejected
-from harness.runner import evaluate
+from harness.targets import InProcessTarget
 from harness.vectors import Case, load_file
 from reference_impl.errors import TckError
 from reference_impl.serialize import model
@@ -81,13 +81,9 @@ def test_case_input_is_a_canonical_history_unless_it_tests_malformed_input(case:
 def _verdict(impl: Impl, case: Case, operation: str) -> str | None:
     """None when ``impl`` satisfies the case's expectation for ``operation``."""
     expectation = next(e for e in case.expect if e.operation == operation)
-    result: Output | Rejected
-    try:
-        result = Output(impl(copy.deepcopy(case.input)))
-    except TckError as err:
-        result = Rejected(err.code, str(err))
-    verdict = evaluate(expectation, result)  # the runner's judgement, alternatives included
-    return None if verdict.status == "pass" else verdict.message
+    # the runner's one loop: alternatives, BO-008 observation and all
+    judgment, _ = judge(InProcessTarget({operation: impl}), case, expectation)
+    return None if judgment.status == "pass" else judgment.message
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)

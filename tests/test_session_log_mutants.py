@@ -3,16 +3,15 @@ implementation must fail at least one vector that cites the rule the fault break
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from harness.compare import compare, mode_for
-from harness.families import run_operation
-from reference_impl.errors import TckError
+from harness.evaluate import failures
+from harness.targets import InProcessTarget
+from harness.vectors import load_file
 from reference_impl.session_log import format as sl
 from reference_impl.session_log import recorder as rec
 from reference_impl.session_log import views
@@ -20,29 +19,14 @@ from reference_impl.session_log import views
 FOLDER = Path(__file__).resolve().parent.parent / "vectors" / "chunk-free-persistence"
 
 
-def _cases() -> list[dict[str, Any]]:
-    return [c for p in sorted(FOLDER.glob("*.json"))
-            for c in json.loads(p.read_text(encoding="utf-8"))["cases"]]
+CASES = [c for p in sorted(FOLDER.glob("*.json")) for c in load_file(p)]
 
 
 def failing_rules() -> set[str]:
-    """Rules the failed expectations of the (possibly mutated) reference count against."""
-    failed: set[str] = set()
-    for case in _cases():
-        for operation, spec in case["expect"].items():
-            try:
-                actual: Any = ("output", json.loads(json.dumps(
-                    run_operation(operation, json.loads(json.dumps(case["input"]))))))
-            except TckError as err:
-                actual = ("error", err.code)
-            if "error" in spec:
-                ok = actual == ("error", spec["error"]["code"])
-            else:
-                ok = actual[0] == "output" and compare(
-                    spec["output"], actual[1], mode_for(operation, spec.get("compare"))) is None
-            if not ok:  # an expectation's own "rules" narrow the case's (vectors/README.md)
-                failed.update(spec.get("rules", case["rules"]))
-    return failed
+    """Rules the failed expectations of the (possibly mutated) reference count against: the
+    kit's one evaluate loop, in process (an expectation's own "rules" narrow the case's)."""
+    return {rid for case, expectation, _ in failures(InProcessTarget(), CASES)
+            for rid in case.rules_for(expectation)}
 
 
 def _with_chunks(original: Callable[..., rec.Recording]) -> Callable[..., rec.Recording]:

@@ -27,7 +27,7 @@ from harness.audit.engine import CONVERSATION_RULES, AuditResult, ExchangeResult
 from harness.audit.findings import RULES, Finding
 from harness.audit.redact import Scrubber
 from harness.families import family_names, prefix_table
-from harness.reports.stream import RESULTS_FORMAT
+from harness.results import RESULTS_FORMAT, Header, RuleInfo
 
 AUDIT_FORMAT = "agent-tck-audit/1"
 
@@ -191,16 +191,16 @@ def header_record(rules: list[dict[str, Any]], *, source: str, name: str,
                   scrub: Scrubber) -> dict[str, Any]:
     """The results stream's header for an audit that checks ``rules`` (from rule_infos)."""
     present = {r["family"] for r in rules}
-    return {
-        "type": "header", "format": RESULTS_FORMAT, "tck_version": __version__,
-        "started": _now(),
-        "implementation": {"name": scrub.text(name), "version": "",
-                           "operations": ["wire.check", "wire.conversation"]},
-        "target": {"kind": "proxy" if source.startswith("proxy ") else "capture",
-                   "command": scrub.text(source)},
-        "filters": {"family": [], "rule": [], "k": None}, "strict": False,
-        "rules": rules, "families": [f for f in family_names() if f in present],
-    }
+    return Header(
+        format=RESULTS_FORMAT, tck_version=__version__, started=_now(),
+        implementation={"name": scrub.text(name), "version": "",
+                        "operations": ["wire.check", "wire.conversation"]},
+        target={"kind": "proxy" if source.startswith("proxy ") else "capture",
+                "command": scrub.text(source)},
+        filters={"family": [], "rule": [], "k": None}, strict=False,
+        rules=tuple(RuleInfo(**r) for r in rules),
+        families=tuple(f for f in family_names() if f in present),
+    ).to_json()
 
 
 def every_wire_rule() -> list[dict[str, Any]]:
@@ -241,7 +241,7 @@ class LiveStream:
 def records(result: AuditResult, *, source: str, name: str = "audited agent",
             scrub: Scrubber | None = None) -> list[dict[str, Any]]:
     """The whole results stream (header, cases, footer) of an audit."""
-    from harness.reports.stream import summarize
+    from harness.results import summarize
 
     scrub = scrub or Scrubber()
     checked = {rid for x in result.exchanges for rid in x.checked}
@@ -250,7 +250,7 @@ def records(result: AuditResult, *, source: str, name: str = "audited agent",
     header = header_record(rules, source=source, name=name, scrub=scrub)
     cases = case_records(result, scrub, families_of(rules))
     summary = summarize(rules, cases)
-    footer = summary.footer(finished=_now(), exit_code=result.exit_code)
+    footer = summary.footer(finished=_now(), exit_code=result.exit_code).to_json()
     return [header, *cases, footer]
 
 

@@ -29,8 +29,6 @@ def merge_runs(runs: Sequence[Any]) -> Any:
     prefixed with its stream's place in the list when more than one stream has cases), the
     verdicts recomputed from them; truncated when any input is. The first header speaks for
     the merged run (its implementation, start and filters)."""
-    from harness.reports.stream import Footer, Verdict
-
     first = runs[0]
     ids = [r.id for r in first.header.rules]
     for run in runs[1:]:
@@ -48,14 +46,9 @@ def merge_runs(runs: Sequence[Any]) -> Any:
                      notes=(*notes, *(x for r in runs for x in r.notes)))
     if any(r.truncated for r in runs):
         return merged
-    summary = merged.recomputed
     footers = [r.footer for r in runs]
-    return replace(merged, footer=Footer(
-        finished=max(f.finished for f in footers), counts=summary.counts,
-        rules=summary.rule_status,
-        verdicts={k: Verdict(v["verdict"], tuple(v["failing"]))
-                  for k, v in summary.verdicts.items()},
-        exit_code=max(f.exit_code for f in footers)))
+    return replace(merged, footer=merged.recomputed.footer(
+        finished=max(f.finished for f in footers), exit_code=max(f.exit_code for f in footers)))
 
 
 def report(args: argparse.Namespace) -> int:

@@ -13,10 +13,10 @@ import sys
 from typing import Any
 
 from harness.errors import HarnessError
+from harness.evaluate import OBSERVED_RULES, evaluate, evaluate_observed
 from harness.jsonschema_util import pointer, validator
 from harness.outcome import Errored, Observed, Output, Rejected
-from harness.protocol import OBSERVE, Run, Start
-from harness.runner import OBSERVED_RULES, evaluate, evaluate_observed
+from harness.protocol import OBSERVE, RunCommand, Start
 from harness.vectors import load_cases
 
 
@@ -73,7 +73,7 @@ def smoke(args: argparse.Namespace, out: Any = None) -> int:
         for operation in sorted(impl.operations & known_ops):
             case, expectation = next((c, e) for c in cases for e in c.expect
                                      if e.operation == operation)
-            own = _check_command(Run(1, operation, case.input, case.id).to_json())
+            own = _check_command(RunCommand(1, operation, case.input, case.id).to_json())
             if own:
                 raise HarnessError("INTERNAL", f"run command breaks the protocol schema: {own}")
             result = target.call(operation, case.input, case.id)
@@ -113,7 +113,8 @@ def _smoke_observe(target: Any, cases: list[Any], say: Any, out: Any) -> None:
     if picked is None:
         return
     case, expectation = picked
-    own = _check_command(Run(1, expectation.operation, case.input, case.id, OBSERVE).to_json())
+    command = RunCommand(1, expectation.operation, case.input, case.id, OBSERVE)
+    own = _check_command(command.to_json())
     if own:
         raise HarnessError("INTERNAL", f"run command breaks the protocol schema: {own}")
     result = target.call(expectation.operation, case.input, case.id, observe=True)

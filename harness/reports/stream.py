@@ -5,8 +5,8 @@ The stream is the report; every view (JUnit, Markdown, HTML, badges) is rendered
 Format: vectors/schema/results.schema.json (header, one record per case, footer). A stream
 without its footer is a truncated run: it parses, is flagged ``truncated``, and gets no verdict.
 
-:func:`summarize` is the one place where case results become rule statuses and verdicts; the
-runner uses it to build the footer and the views use it for a truncated run.
+:mod:`harness.results` holds the typed records and :func:`~harness.results.summarize`, the one
+place where case results become rule statuses and verdicts (re-exported here for the views).
 """
 
 from __future__ import annotations
@@ -14,13 +14,32 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cache, cached_property
 from pathlib import Path
 from typing import IO, Any
 
 from harness.reports.redact import redact
+from harness.results import (
+    CASE_STATUSES,
+    CONFORMANT,
+    NOT_CONFORMANT,
+    PARTIAL,
+    RECOMMENDED,
+    RESULTS_FORMAT,
+    RULE_STATUSES,
+    VERDICTS,
+    CaseResult,
+    Footer,
+    Header,
+    Record,
+    RuleInfo,
+    RunSummary,
+    Verdict,
+    rule_status,
+    summarize,
+)
 from reference_impl.strict_json import MAX_DEPTH, StrictJSONError, loads
 
 #: longest results.jsonl line read back, in bytes, and deepest nesting (a record wraps an
@@ -28,17 +47,13 @@ from reference_impl.strict_json import MAX_DEPTH, StrictJSONError, loads
 MAX_LINE = 256 * 1024 * 1024
 MAX_RECORD_DEPTH = MAX_DEPTH + 16
 
-#: The results stream format, written in every header (runner, audit) and checked on reading.
-RESULTS_FORMAT = "agent-tck-results/1"
 SCHEMA = "results.schema.json"
 
-CASE_STATUSES = ("pass", "fail", "errored", "not-applicable", "expected-fail", "stale")
-RULE_STATUSES = ("pass", "fail", "errored", "expected-fail", "not-applicable", "untested")
-CONFORMANT = "conformant"
-RECOMMENDED = "conformant, recommended"
-NOT_CONFORMANT = "not conformant"
-PARTIAL = "partial"  # a filtered run that would be conformant: it certifies only a part
-VERDICTS = (RECOMMENDED, CONFORMANT, NOT_CONFORMANT, PARTIAL)
+__all__ = ["CASE_STATUSES", "CONFORMANT", "NOT_CONFORMANT", "PARTIAL", "RECOMMENDED",
+           "RESULTS_FORMAT", "RULE_STATUSES", "SCHEMA", "VERDICTS", "CaseResult", "Footer",
+           "Header", "Record", "RuleInfo", "Run", "RunSummary", "StreamError", "Verdict",
+           "Writer", "dumps_record", "parse_lines", "read", "rule_status", "summarize",
+           "write"]
 
 
 # --- errors -------------------------------------------------------------------------------------
@@ -64,178 +79,7 @@ class StreamError(Exception):
         return f"{self.code}: {where}: {self.message}"
 
 
-# --- summarize: case results -> rule statuses, verdicts, counts ----------------------------------
-
-
-def _get(record: Any, key: str, default: Any = None) -> Any:
-    if isinstance(record, Mapping):
-        return record.get(key, default)
-    return getattr(record, key, default)
-
-
-def rule_status(level: str, statuses: Sequence[str]) -> str:
-    """The status of one rule from the statuses of the cases citing it.
-
-    Precedence: fail, errored, expected-fail, pass (a stale baseline entry passes), then
-    all-not-applicable. A MUST rule that no declared operation covers is *untested*, not
-    "not applicable" (nothing observed it, so nothing may claim it); so is any rule no case cites.
-    """
-    present = set(statuses)
-    for status in ("fail", "errored", "expected-fail"):
-        if status in present:
-            return status
-    if present & {"pass", "stale"}:
-        return "pass"
-    if present and present <= {"not-applicable"}:
-        return "untested" if level == "MUST" else "not-applicable"
-    return "untested"
-
-
-def _verdict(levels_status: Iterable[tuple[str, str, str]]) -> tuple[str, list[str]]:
-    """(verdict, MUST rules not passing) over (id, level, status) triples."""
-    failing, should_short = [], False
-    for rid, level, status in levels_status:
-        if status == "pass":
-            continue
-        if level == "MUST":
-            failing.append(rid)
-        elif level == "SHOULD":
-            should_short = True
-    if failing:
-        return NOT_CONFORMANT, failing
-    return (CONFORMANT if should_short else RECOMMENDED), []
-
-
-@dataclass(frozen=True)
-class Summary:
-    """What :func:`summarize` returns. Unpacks as ``rule_status, verdicts, counts``.
-
-    ``verdicts`` maps each family (and ``overall``) to ``{"verdict": ..., "failing": [...]}``,
-    ``failing`` naming the MUST rules that keep it from conformant; ``verdict_text`` has the bare
-    strings.
-    """
-
-    rule_status: dict[str, str]
-    verdicts: dict[str, dict[str, Any]]
-    counts: dict[str, int]
-
-    def __iter__(self) -> Iterator[Any]:
-        return iter((self.rule_status, self.verdicts, self.counts))
-
-    @property
-    def verdict_text(self) -> dict[str, str]:
-        return {family: v["verdict"] for family, v in self.verdicts.items()}
-
-    def footer(self, *, finished: str, exit_code: int) -> dict[str, Any]:
-        return {"type": "footer", "finished": finished, "counts": self.counts,
-                "rules": self.rule_status, "verdicts": self.verdicts, "exit_code": exit_code}
-
-
-def summarize(rules: Iterable[Any], case_records: Iterable[Any]) -> Summary:
-    """Rule statuses, verdicts and case counts for ``rules`` (the header's list: id, family,
-    level) given the ``case_records`` (dicts or :class:`CaseResult`).
-
-    Verdict per family and overall: every MUST rule passes => "conformant";
-    and every SHOULD rule too => "conformant, recommended"; any MUST rule failing, errored,
-    expected to fail (a baseline does not make a failure conformant) or untested => "not
-    conformant", naming them. MAY rules never change a verdict. A run with no rule at all
-    certifies nothing: its overall verdict is "not conformant".
-    """
-    rules = list(rules)
-    counts = dict.fromkeys(CASE_STATUSES, 0)
-    by_rule: dict[str, list[str]] = {}
-    for record in case_records:
-        status = _get(record, "status")
-        counts[status] = counts.get(status, 0) + 1
-        for rid in _get(record, "rules", ()) or ():
-            by_rule.setdefault(rid, []).append(status)
-
-    statuses: dict[str, str] = {}
-    families: dict[str, list[tuple[str, str, str]]] = {}
-    for rule in rules:
-        rid, level = _get(rule, "id"), _get(rule, "level")
-        status = rule_status(level, by_rule.get(rid, ()))
-        statuses[rid] = status
-        families.setdefault(_get(rule, "family"), []).append((rid, level, status))
-
-    verdicts: dict[str, dict[str, Any]] = {}
-    for family, triples in families.items():
-        verdict, failing = _verdict(triples)
-        verdicts[family] = {"verdict": verdict, "failing": failing}
-    every = [t for triples in families.values() for t in triples]
-    verdict, failing = _verdict(every)
-    verdicts["overall"] = {"verdict": verdict if every else NOT_CONFORMANT, "failing": failing}
-    return Summary(statuses, verdicts, counts)
-
-
 # --- the parsed run -----------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class RuleInfo:
-    id: str
-    family: str
-    level: str
-    title: str = ""
-    decision: bool = False
-
-
-@dataclass(frozen=True)
-class Header:
-    format: str
-    tck_version: str
-    started: str
-    implementation: Mapping[str, Any]
-    target: Mapping[str, Any]
-    filters: Mapping[str, Any]
-    strict: bool
-    rules: tuple[RuleInfo, ...]
-    families: tuple[str, ...]
-
-    @property
-    def filtered(self) -> bool:
-        f = self.filters
-        return bool(f.get("family") or f.get("rule") or f.get("k"))
-
-
-@dataclass(frozen=True)
-class CaseResult:
-    seq: int
-    case: str
-    family: str
-    operation: str
-    rules: tuple[str, ...]
-    status: str
-    description: str
-    input: Any
-    expected: Any
-    actual: Any
-    message: str
-    transcript: tuple[str, ...]
-    duration_ms: float | None
-    baseline: Mapping[str, Any] | None = None  # entry (label), reason, issue
-    line: int = 0
-
-    @property
-    def baseline_text(self) -> str:
-        """The baseline entry in one line: its label, reason and issue, as far as known."""
-        entry = self.baseline or {}
-        return " ".join(str(entry[k]) for k in ("entry", "reason", "issue") if entry.get(k))
-
-
-@dataclass(frozen=True)
-class Verdict:
-    verdict: str
-    failing: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class Footer:
-    finished: str
-    counts: Mapping[str, int]
-    rules: Mapping[str, str]
-    verdicts: Mapping[str, Verdict]
-    exit_code: int
 
 
 @dataclass(frozen=True)
@@ -253,7 +97,7 @@ class Run:
         return self.footer is None
 
     @cached_property
-    def recomputed(self) -> Summary:
+    def recomputed(self) -> RunSummary:
         """The summary recomputed from the case records present."""
         return summarize(self.header.rules, self.cases)
 
@@ -348,53 +192,6 @@ def _check(kind: str, record: Mapping[str, Any], source: str, line: int) -> None
                           source, line)
 
 
-def _header(raw: Mapping[str, Any]) -> Header:
-    return Header(
-        format=raw["format"],
-        tck_version=raw["tck_version"],
-        started=raw["started"],
-        implementation=dict(raw["implementation"]),
-        target=dict(raw["target"]),
-        filters=dict(raw.get("filters") or {}),
-        strict=bool(raw.get("strict", False)),
-        rules=tuple(RuleInfo(r["id"], r["family"], r["level"], r.get("title") or "",
-                             bool(r.get("decision", False))) for r in raw["rules"]),
-        families=tuple(raw["families"]),
-    )
-
-
-def _baseline(value: Any) -> Mapping[str, Any] | None:
-    """The matched baseline entry as a mapping: a bare label becomes ``{"entry": label}``."""
-    if value is None:
-        return None
-    return {"entry": value} if isinstance(value, str) else dict(value)
-
-
-def _case(raw: Mapping[str, Any], line: int) -> CaseResult:
-    return CaseResult(
-        seq=raw["seq"], case=raw["case"], family=raw["family"], operation=raw["operation"],
-        rules=tuple(raw["rules"]), status=raw["status"],
-        description=raw.get("description") or "", input=raw["input"],
-        expected=raw["expected"], actual=raw.get("actual"), message=raw.get("message") or "",
-        transcript=tuple(raw.get("transcript") or ()), duration_ms=raw.get("duration_ms"),
-        baseline=_baseline(raw.get("baseline")), line=line,
-    )
-
-
-def _footer(raw: Mapping[str, Any], rules: Sequence[RuleInfo]) -> Footer:
-    statuses = dict(raw["rules"])
-    verdicts: dict[str, Verdict] = {}
-    for family, value in raw["verdicts"].items():
-        if isinstance(value, str):  # the bare form: name the failing MUST rules ourselves
-            failing = tuple(r.id for r in rules
-                            if r.level == "MUST" and (family in ("overall", r.family))
-                            and statuses.get(r.id, "untested") != "pass")
-            verdicts[family] = Verdict(value, failing if value == NOT_CONFORMANT else ())
-        else:
-            verdicts[family] = Verdict(value["verdict"], tuple(value.get("failing") or ()))
-    return Footer(raw["finished"], dict(raw["counts"]), statuses, verdicts, raw["exit_code"])
-
-
 def _load(raw_line: bytes | str, source: str, number: int) -> tuple[Any, StreamError | None]:
     """(record or None for a blank line, error) for one line."""
     text = raw_line
@@ -453,16 +250,16 @@ def parse_lines(lines: Iterable[bytes | str], source: str = "results.jsonl") -> 
                 raise StreamError("RESULTS_FORMAT", f"format {record.get('format')!r} found, "
                                   f"{RESULTS_FORMAT!r} expected", source, number)
             _check("header", record, source, number)
-            header = _header(record)
+            header = Header.from_json(record)
         elif footer is not None or kind == "header":
             what = "a second header" if kind == "header" else f"a {kind} record after the footer"
             raise StreamError("RESULTS_ORDER", what, source, number)
         elif kind == "case":
             _check(kind, record, source, number)
-            cases.append(_case(record, number))
+            cases.append(CaseResult.from_json(record, number))
         else:
             _check(kind, record, source, number)
-            footer = _footer(record, header.rules)
+            footer = Footer.from_json(record, header.rules)
     if header is None:
         raise StreamError("RESULTS_EMPTY", "no records: a results stream starts with its header",
                           source, number or None)
@@ -502,13 +299,14 @@ def read(path: str | os.PathLike[str]) -> Run:
 _ESCAPE_RAW = re.compile("[\ud800-\udfff\u2028\u2029\x85]")
 
 
-def dumps_record(record: Mapping[str, Any]) -> str:
-    """One line of the stream (no newline): redacted JSON, UTF-8 safe.
+def dumps_record(record: Record | Mapping[str, Any]) -> str:
+    """One line of the stream (no newline) for a typed record or its JSON: redacted, UTF-8 safe.
 
     Lone surrogates and U+2028, U+2029, U+0085 are written as JSON escapes, so one record is
     one line for any line splitter.
     """
-    text = json.dumps(redact(record), ensure_ascii=False, allow_nan=False,
+    data = record if isinstance(record, Mapping) else record.to_json()
+    text = json.dumps(redact(data), ensure_ascii=False, allow_nan=False,
                       separators=(",", ":"))
     return _ESCAPE_RAW.sub(lambda m: f"\\u{ord(m.group(0)):04x}", text)
 
@@ -525,7 +323,7 @@ class Writer:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._handle: IO[str] | None = self.path.open("w", encoding="utf-8", newline="\n")
 
-    def write(self, record: Mapping[str, Any]) -> None:
+    def write(self, record: Record | Mapping[str, Any]) -> None:
         if self._handle is None:
             raise ValueError(f"{self.path} is closed")
         self._handle.write(dumps_record(record) + "\n")
@@ -543,7 +341,8 @@ class Writer:
         self.close()
 
 
-def write(path: str | os.PathLike[str], records: Iterable[Mapping[str, Any]]) -> Path:
+def write(path: str | os.PathLike[str],
+          records: Iterable[Record | Mapping[str, Any]]) -> Path:
     """Write a whole stream (header, cases, footer) to ``path``."""
     with Writer(path) as writer:
         for record in records:

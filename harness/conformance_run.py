@@ -1,4 +1,5 @@
-"""One ``agent-tck run``: choose the target, load and filter, execute, write the reports."""
+"""One conformance run (``agent-tck run``): choose the target, load and filter the cases, run
+them through the evaluate loop, stream the results and render the reports."""
 
 from __future__ import annotations
 
@@ -11,7 +12,10 @@ from typing import IO, Any
 from harness.baseline import load_baseline
 from harness.catalogue import load_catalogue
 from harness.errors import HarnessError
-from harness.runner import Filters, execute, header, select
+from harness.evaluate import OBSERVED_RULES, run_cases
+from harness.protocol import OBSERVE
+from harness.results import CaseResult, Footer, Header
+from harness.runner import Filters, header, select
 from harness.targets import InProcessTarget, Target
 from harness.vectors import load_cases
 
@@ -65,9 +69,9 @@ class _Progress:
         self.total, self.done, self.stream = total, 0, stream
         self.tty = stream.isatty()
 
-    def __call__(self, record: dict[str, Any]) -> None:
+    def __call__(self, result: CaseResult) -> None:
         self.done += 1
-        status = record["status"]
+        status = result.status
         if self.tty:
             width = 30
             filled = width * self.done // max(self.total, 1)
@@ -77,9 +81,9 @@ class _Progress:
                 self.stream.write("\n")
         if status in {"fail", "errored"}:
             prefix = "\r" if self.tty else ""
-            self.stream.write(f"{prefix}{status.upper():<8} {record['case']} "
-                              f"[{record['operation']}] {', '.join(record['rules'])}: "
-                              f"{record['message']}\n")
+            self.stream.write(f"{prefix}{status.upper():<8} {result.case} "
+                              f"[{result.operation}] {', '.join(result.rules)}: "
+                              f"{result.message}\n")
         self.stream.flush()
 
 
@@ -114,20 +118,22 @@ def run_suite(request: RunRequest, out: IO[str] = sys.stdout, err: IO[str] = sys
     head = header(catalogue, selected, filters, target_info=target_info,
                   implementation=implementation, strict=request.strict)
     total = sum(len(c.expect) for c in selected)
-    footer: dict[str, Any] = {}
+    footer: Footer | None = None
     # Records are written as they come: a run killed half-way leaves a truncated stream that
     # the views render as such, instead of no report at all.
     try:
         with Writer(folder / "results.jsonl") as writer:
-            for record in execute(target, selected, head, baseline=baseline,
-                                  on_result=_Progress(total, err)):
+            for record in run_cases(target, selected, head, baseline=baseline,
+                                    on_result=_Progress(total, err)):
                 writer.write(record)
-                footer = record
+                if isinstance(record, Footer):
+                    footer = record
     finally:
         target.close()
         paths = render_folder(folder)
+    assert footer is not None  # run_cases ends with its footer unless it raised
     _print_summary(footer, head, paths, out)
-    return int(footer["exit_code"])
+    return footer.exit_code
 
 
 def _check_writable(folder: Path) -> None:
@@ -148,25 +154,24 @@ def _safe(name: str) -> str:
     return "implementation" if not safe.strip(".") else safe
 
 
-def _print_summary(footer: dict[str, Any], head: dict[str, Any], paths: dict[str, Path],
-                   out: IO[str]) -> None:
-    counts = footer["counts"]
-    verdicts = footer.get("verdicts", {})
-    impl = head["implementation"]
-    out.write(f"agent-tck {head['tck_version']} against {impl['name']} "
-              f"{impl.get('version', '')} ({head['target'].get('command') or 'in-process'})\n")
-    for family in [*head["families"], "overall"]:
-        if family in verdicts:
-            out.write(f"  {family:<24} {_verdict_text(verdicts[family])}\n")
-    from harness.protocol import OBSERVE
-    from harness.runner import OBSERVED_RULES
-
+def _print_summary(footer: Footer, head: Header, paths: dict[str, Path], out: IO[str]) -> None:
+    counts = footer.counts
+    impl = head.implementation
+    out.write(f"agent-tck {head.tck_version} against {impl['name']} "
+              f"{impl.get('version', '')} ({head.target.get('command') or 'in-process'})\n")
+    for family in [*head.families, "overall"]:
+        if family in footer.verdicts:
+            verdict = footer.verdicts[family]
+            names = verdict.failing
+            more = (f" ({', '.join(names[:8])}{'…' if len(names) > 8 else ''})" if names
+                    else "")
+            out.write(f"  {family:<24} {verdict.verdict}{more}\n")
     for rid in sorted(OBSERVED_RULES):
-        if footer.get("rules", {}).get(rid) == "untested":
+        if footer.rules.get(rid) == "untested":
             out.write(f"  {rid} untested: the implementation does not declare the protocol 1.1 "
                       f"observe capability (\"observe\": {json.dumps(list(OBSERVE))}, "
                       "vectors/PROTOCOL.md)\n")
-    for label in footer.get("stale_baseline", []):
+    for label in footer.stale_baseline:
         out.write(f"  stale baseline entry: {label} passes now; remove it from the baseline\n")
     out.write(f"reports: {paths['results.jsonl'].parent}/ "
               f"({', '.join(sorted(p for p in paths if '/' not in p))})\n")
@@ -175,12 +180,3 @@ def _print_summary(footer: dict[str, Any], head: dict[str, Any], paths: dict[str
     # the plain closing line CI log readers look for
     out.write(f"{counts.get('pass', 0)} passed, {counts.get('fail', 0)} failed"
               + (f" ({extra})" if extra else "") + "\n")
-
-
-def _verdict_text(verdict: Any) -> str:
-    if isinstance(verdict, dict):
-        text = str(verdict.get("verdict", verdict))
-        names = verdict.get("failing") or verdict.get("rules") or []
-        return text + (f" ({', '.join(names[:8])}{'…' if len(names) > 8 else ''})" if names
-                       else "")
-    return str(verdict)
