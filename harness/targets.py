@@ -51,7 +51,7 @@ class InProcessTarget:
         registry: Mapping[str, Callable[[Any], Any]] | None = None,
         name: str = "reference",
     ) -> None:
-        if registry is None:  # reference_impl.ops plus the operations of plug-in families
+        if registry is None:  # the operations every family descriptor names
             from harness.families import operations
 
             registry = operations()

@@ -11,7 +11,7 @@ import pytest
 from mitmproxy import http
 from mitmproxy.test import taddons, tflow
 
-import reference_impl.wire_rules as wr
+from harness.audit import rules as wr
 from harness.audit.addon import AgentTckAudit, Tee
 
 KEY = "sk-ant-api03-PLANTEDaddonKEY0123456789"

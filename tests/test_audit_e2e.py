@@ -33,8 +33,8 @@ import pytest
 
 from harness.commands.audit import find_mitmdump, mitmdump_command
 from harness.errors import HarnessError
-from reference_impl.mock_provider import ProviderState, SendBytes
-from reference_impl.mock_provider_server import make_provider, start
+from harness.mock_provider.model import ProviderState, SendBytes
+from harness.mock_provider.server import make_provider, start
 
 pytestmark = pytest.mark.slow
 pytest.importorskip("mitmproxy")

@@ -12,11 +12,11 @@ import pytest
 
 from harness.audit import regression
 from harness.cli import main
+from harness.families import run_operation
 from harness.reports import read
-from reference_impl.ops import run_operation
 
 ROOT = Path(__file__).resolve().parent.parent
-REFERENCE = f"{sys.executable} -m reference_impl.adapter"
+REFERENCE = f"{sys.executable} -m harness.reference_adapter"
 KEY = "sk-ant-api03-PLANTEDregressionKEY0123456789"
 
 

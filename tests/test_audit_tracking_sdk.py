@@ -22,7 +22,7 @@ import openai
 import pytest
 
 from harness.commands.audit import mitmdump_command
-from reference_impl.mock_provider_server import start
+from harness.mock_provider.server import start
 from tests.test_audit_e2e import free_port, mitmdump, stop, text, wait_for_port
 
 pytestmark = pytest.mark.slow

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from harness.catalogue import load_catalogue
-from harness.mutants import PACKAGE, apply, load_mutants
+from harness.mutants import ROOT, apply, load_mutants
 from harness.outcome import Observed, Output
 from harness.reports.stream import summarize
 from harness.runner import Filters, execute, header, select
@@ -43,13 +43,13 @@ def bo008_run(command: str, env: dict[str, str] | None = None) -> tuple[list[dic
 def mutated(name: str, tmp_path: Path) -> dict[str, str]:
     mutant = next(m for m in load_mutants() if m.name == name)
     copy = tmp_path / name
-    shutil.copytree(PACKAGE, copy / "reference_impl",
-                    ignore=shutil.ignore_patterns("__pycache__"))
-    apply(mutant, copy / "reference_impl")
+    package = Path(mutant.file).parts[0]
+    shutil.copytree(ROOT / package, copy / package, ignore=shutil.ignore_patterns("__pycache__"))
+    apply(mutant, copy)
     return {"PYTHONPATH": os.pathsep.join([str(copy), os.environ.get("PYTHONPATH", "")])}
 
 
-REFERENCE = f"{sys.executable} -m reference_impl.adapter"
+REFERENCE = f"{sys.executable} -m harness.reference_adapter"
 PLAIN = f"{sys.executable} {FAKES / 'no_observe.py'}"
 
 

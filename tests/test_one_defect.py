@@ -16,9 +16,11 @@ from typing import Any
 import pytest
 import yaml
 
+from harness.families import operations as reference_operations
 from harness.vectors import Case, Expectation, load_cases
 from reference_impl.errors import TckError
-from reference_impl.ops import OPERATIONS
+
+OPERATIONS = reference_operations()
 
 DEFECTS = Path(__file__).resolve().parent / "defects"
 CASES = {c.id: c for c in load_cases()}

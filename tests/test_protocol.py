@@ -9,7 +9,7 @@ import pytest
 
 from harness.jsonschema_util import validator
 from harness.protocol import Run, Start, Stop, encode, parse_result, parse_started
-from reference_impl.adapter import serve
+from harness.reference_adapter import serve
 
 COMMANDS = validator("protocol/command.schema.json")
 

@@ -11,11 +11,11 @@ from typing import Any
 import pytest
 
 from harness.compare import compare, mode_for
-from reference_impl import session_log as sl
-from reference_impl import session_recorder as rec
-from reference_impl import session_views as views
+from harness.families import run_operation
 from reference_impl.errors import TckError
-from reference_impl.ops import run_operation
+from reference_impl.session_log import format as sl
+from reference_impl.session_log import recorder as rec
+from reference_impl.session_log import views
 
 FOLDER = Path(__file__).resolve().parent.parent / "vectors" / "chunk-free-persistence"
 
