@@ -230,8 +230,8 @@ def normalize_subagent_trace(value: Any) -> Any:
 # * the order among consecutive tool messages (one message's results: no rule orders them, see
 #   the session views below).
 #
-# Never normalized: a message's presence, its order otherwise, its role, content blocks (types, text, order,
-# tool-call ids and raw arguments), ``toolCallId``, ``isError: true``, and each tool.
+# Never normalized: a message's presence, its order otherwise, its role, content blocks (types,
+# text, order, tool-call ids and raw arguments), ``toolCallId``, ``isError: true``, each tool.
 
 _HISTORY_METADATA = frozenset({"id", "source", "createdAt"})
 
