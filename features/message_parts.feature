@@ -322,7 +322,7 @@ Feature: Message parts keep runtime facts typed, ordered and out of the final an
       | r1      | timeline   | collapsed |
       | a1      | message    | answer    |
 
-  @MP-D008
+  @MP-D008 @MP-033 @MP-105
   Scenario: A fact that finished while its turn still runs stays inline, collapsed in place
     Given "alice" asks "Search" in turn "t1"
     When the runtime starts a reasoning_summary part "r1"
@@ -698,7 +698,7 @@ Feature: Message parts keep runtime facts typed, ordered and out of the final an
     And the runtime completes part "rd1"
     Then part "rd1" has no title
 
-  @MP-037 @MP-107 @MP-D008
+  @MP-037 @MP-107 @MP-D008 @MP-105
   Scenario: Facts that finished inside a running turn are projected once
     Given "alice" asks "Weather?" in turn "t1"
     When the runtime starts a tool call "c1" to "search"

@@ -15,6 +15,11 @@ Modes (documented for implementers in vectors/README.md):
 * ``subagent-trace`` (default for ``subagents.simulate``) - a trace compared against the partial
   order the send_message rules define (:func:`normalize_subagent_trace`), never against the
   incidental order in which one action's events were reported.
+* ``canonical-transcript`` (default for ``session.load`` / ``session.record-load``) and
+  ``parts-view`` (default for ``message-parts.answer`` / ``titles`` / ``branches``) - the same
+  mechanism for the session views and the message-parts views: both sides are rewritten to
+  their canonical form under the order the rules define (:func:`_canonical_order`), so an
+  order no rule governs never decides a verdict.
 """
 
 from __future__ import annotations
@@ -35,6 +40,8 @@ def _normalizers() -> dict[str, Normalizer]:
         "openai-chat": normal_form.normalize_openai_chat,
         "canonical-history": normalize_canonical_history,
         "subagent-trace": normalize_subagent_trace,
+        "canonical-transcript": normalize_canonical_transcript,
+        "parts-view": normalize_parts_view,
     }
 
 
@@ -157,6 +164,29 @@ def _who(event: dict[str, Any]) -> str:
     return str(event.get("agent", event.get("to", "")))
 
 
+def _canonical_order(items: list[Any], group: Callable[[Any], Any],
+                     key: Callable[[Any], Any]) -> list[Any]:
+    """``items`` in their canonical form under a partial order: consecutive items of one group
+    (``group`` returns the same value other than None) are unordered among themselves, so they are
+    sorted by ``key`` (stable); the groups and every item outside one keep their place. The one
+    mechanism every trace-like comparison uses to fold an order no rule governs."""
+    out: list[Any] = []
+    run: list[Any] = []
+    run_group: Any = None
+    for item in [*items, None]:
+        g = group(item) if item is not None else None
+        if run and (g is None or g != run_group):
+            out.extend(sorted(run, key=key))
+            run = []
+        if g is None:
+            if item is not None:
+                out.append(item)
+        else:
+            run.append(item)
+            run_group = g
+    return out
+
+
 def normalize_subagent_trace(value: Any) -> Any:
     """A trace ``{"trace": [...]}`` rewritten to its canonical form under the rules' order."""
     if not isinstance(value, dict) or not isinstance(value.get("trace"), list):
@@ -182,8 +212,8 @@ def normalize_subagent_trace(value: Any) -> Any:
             group = [{**e, "beforeAcceptance": i < first_accept}
                      if e.get("event") == "cold-resume" else e for i, e in enumerate(group)]
         # a stable sort: an agent's inputs keep their relative order (SMA-019, SMA-036)
-        group.sort(key=lambda e: (_who(e), _RANK.get(str(e.get("event")), 9),
-                                  str(e.get("event"))))
+        group = _canonical_order(group, lambda e: "one action", lambda e: (
+            _who(e), _RANK.get(str(e.get("event")), 9), str(e.get("event"))))
         timeline.append({"action": action, "events": group})
     return {"timeline": timeline, "heads": heads}
 
@@ -196,10 +226,12 @@ def normalize_subagent_trace(value: Any) -> Any:
 # * a message's metadata ``id``, ``source`` and ``createdAt`` present or absent (the schema's
 #   ``metadata``: "accepted on every message and never read");
 # * a tool message's ``isError`` absent and ``false`` (only ``true`` marks an error result);
-# * ``tools`` absent, ``null`` and ``[]`` (no tools to offer).
+# * ``tools`` absent, ``null`` and ``[]`` (no tools to offer);
+# * the order among consecutive tool messages (one message's results: no rule orders them, see
+#   the session views below).
 #
-# Never normalized: a message's presence, order or role, content blocks (types, text, order,
-# tool-call ids and raw arguments), ``toolCallId``, ``isError: true``, and each tool.
+# Never normalized: a message's presence, its order otherwise, its role, content blocks (types,
+# text, order, tool-call ids and raw arguments), ``toolCallId``, ``isError: true``, each tool.
 
 _HISTORY_METADATA = frozenset({"id", "source", "createdAt"})
 
@@ -213,6 +245,15 @@ def _canonical_history_message(message: Json) -> Json:
     return out
 
 
+def _tool_run(message: Json) -> Any:
+    """The results of one assistant message's calls are one group: no rule orders them."""
+    return "tool" if isinstance(message, dict) and message.get("role") == "tool" else None
+
+
+def _by_call(message: Json) -> str:
+    return str(message.get("toolCallId"))
+
+
 def normalize_canonical_history(body: Json) -> Json:
     """``body`` (a ``{"history", "tools"}`` object) in the form where the equivalences above
     compare equal. Anything not recognizably a history is returned unchanged, for the JSON
@@ -222,8 +263,68 @@ def normalize_canonical_history(body: Json) -> Json:
     out = dict(body)
     history = out.get("history")
     if isinstance(history, list):
-        out["history"] = [_canonical_history_message(m) for m in history]
+        out["history"] = _canonical_order([_canonical_history_message(m) for m in history],
+                                          _tool_run, _by_call)
     if out.get("tools") == []:
         out["tools"] = None
     out.setdefault("tools", None)
+    return out
+
+
+# --- session views: the loaded transcript (mode ``canonical-transcript``) ----------------------
+#
+# The order the rules define (vectors/chunk-free-persistence/README.md, "Order"): entries follow
+# the conversation (CFP-021/022 show the same completed messages; CFP-024/025 a valid provider
+# history): a user message before the reply it gets, an assistant message before the results of
+# its tool calls, those results before the next assistant message. The results of one assistant
+# message's parallel calls are not ordered by any rule (each names its call; both provider wires
+# accept them in any order): consecutive tool entries compare in any order. Same for the resume
+# history above.
+
+
+def normalize_canonical_transcript(body: Json) -> Json:
+    """A ``{"transcript": [...]}`` with each run of consecutive tool entries in canonical order."""
+    if not isinstance(body, dict) or not isinstance(body.get("transcript"), list):
+        return body
+    return {**body, "transcript": _canonical_order(body["transcript"], _tool_run, _by_call)}
+
+
+# --- message-parts views (mode ``parts-view``) --------------------------------------------------
+#
+# The order the rules define (vectors/message-parts/README.md, "Order"): a turn's parts, its
+# answer segments and its projected items follow part.start (MP-030, MP-031/032, MP-033, MP-105,
+# MP-D006); those views stay compared as ``json``. No rule orders: the answer's links and
+# citations (MP-D011 keeps each once, in no order), the titles list (each entry names its turn
+# and part; MP-039/040/D009 govern only the title), and the branches view's ownership lists
+# (MP-094/095/097 say which turn owns what, not in which order). Those compare in any order;
+# a duplicate or a missing entry still differs.
+
+
+def _sorted_json(items: list[Any]) -> list[Any]:
+    return _canonical_order(items, lambda item: "any", _short_key)
+
+
+def _short_key(item: Any) -> str:
+    import json
+
+    return json.dumps(item, sort_keys=True, ensure_ascii=False)
+
+
+def normalize_parts_view(body: Json) -> Json:
+    """An ``answer``, ``titles`` or ``branches`` view with its unordered lists in canonical
+    order. Anything else is returned unchanged."""
+    if not isinstance(body, dict):
+        return body
+    out = dict(body)
+    if isinstance(out.get("titles"), list):
+        out["titles"] = _sorted_json(out["titles"])
+    if isinstance(out.get("artifacts"), list):
+        out["artifacts"] = _sorted_json(out["artifacts"])
+    if isinstance(out.get("turns"), list):
+        out["turns"] = [
+            {**turn, **{key: _sorted_json(turn[key]) for key in
+                        ("links", "citations", "process", "evidence")
+                        if isinstance(turn.get(key), list)}}
+            if isinstance(turn, dict) else turn
+            for turn in out["turns"]]
     return out

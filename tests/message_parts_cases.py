@@ -592,9 +592,9 @@ case(V, "mp-view-one-projection-per-fact", ["MP-037", "MP-038", "MP-107", "MP-03
                              item("u2", "message", "shown"), item("r2", "inline", "live"),
                              item("c2", "inline", "live")])))
 
-case(V, "mp-view-finished-fact-of-running-turn-stays-inline", ["MP-D008"],
-     "Suite decision: a reasoning part that finished while its turn still runs stays inline, "
-     "collapsed in place, until the turn completes.",
+case(V, "mp-view-finished-fact-of-running-turn-stays-inline", ["MP-D008", "MP-033", "MP-105"],
+     "A reasoning part that finished while its turn still runs stays inline, collapsed in "
+     "place and in live part order, until the turn completes.",
      [start(), ps("r1", "reasoning_summary"), d("r1", "Plan."), pe("r1"),
       ps("c1", "tool_call", name="search"), d("c1", '{"q": ')],
      project=project_out("active", ("t1", "active", [
@@ -1178,7 +1178,8 @@ case(K, "mp-kind-action-pending-survives-turn-end", ["MP-017", "MP-035", "MP-102
      project=project_out("idle", ("t1", "completed", [
          OK_USER, item("act1", "task", "cta"), item("a1", "message", "answer")])))
 
-case(V, "mp-view-finished-facts-once-in-running-turn", ["MP-037", "MP-107", "MP-D008"],
+case(V, "mp-view-finished-facts-once-in-running-turn",
+     ["MP-037", "MP-107", "MP-D008", "MP-105"],
      "A tool call and its result finish while the turn still runs and a reasoning part "
      "streams: each fact has exactly one projection; none is repeated in a timeline archive.",
      [start(), ps("c1", "tool_call", name="search"), d("c1", '{"q": "oslo"}'), pe("c1"),

@@ -28,7 +28,8 @@ def test_an_extra_item_is_reported_as_such():
 
 def test_default_modes_and_an_unnormalizable_output():
     assert mode_for("anthropic.serialize", None) == "anthropic-messages"
-    assert mode_for("session.load", None) == "json"
+    assert mode_for("session.load", None) == "canonical-transcript"
+    assert mode_for("message-parts.parts", None) == "json"
     assert mode_for("anthropic.serialize", "json") == "json"
     assert compare({"messages": []}, "not a body", "anthropic-messages").startswith("/: output is")
 
@@ -65,6 +66,45 @@ def test_a_trace_keeps_the_order_a_rule_governs():
     moved = [{**across[0], "action": 1}, {**across[1], "action": 0}]
     assert compare({"trace": across}, {"trace": moved}, "subagent-trace") is not None
     assert mode_for("subagents.simulate", None) == "subagent-trace"
+
+
+# ---- session views and message-parts views: the same mechanism ------------------------------
+
+
+def test_a_session_view_accepts_any_order_among_one_messages_tool_results():
+    def tool(call):
+        return {"role": "tool", "toolCallId": call, "isError": False, "content": []}
+
+    call = {"role": "assistant", "status": "complete", "content": [
+        {"type": "tool-call", "id": i, "name": "read", "arguments": "{}"} for i in ("a", "b")]}
+    load = {"transcript": [call, tool("a"), tool("b")]}
+    swapped = {"transcript": [call, tool("b"), tool("a")]}
+    assert compare(load, swapped, "canonical-transcript") is None
+    history = {"history": [{**call, "status": None}, tool("a"), tool("b")], "tools": None}
+    assert compare(history, {**history, "history": [history["history"][0], tool("b"),
+                                                    tool("a")]}, "canonical-history") is None
+    # governed: an assistant message before its results; a dropped result still differs
+    assert compare(load, {"transcript": [tool("a"), call, tool("b")]},
+                   "canonical-transcript") is not None
+    assert compare(load, {"transcript": [call, tool("a")]}, "canonical-transcript") is not None
+
+
+def test_a_parts_view_folds_only_the_lists_no_rule_orders():
+    answer = {"turns": [{"turn": "t1", "segments": [{"part": "a1", "text": "x"},
+                                                    {"part": "a2", "text": "y"}],
+                         "links": ["art-a", "art-b"], "citations": ["e1", "e2"]}]}
+    links = {"turns": [{**answer["turns"][0], "links": ["art-b", "art-a"],
+                        "citations": ["e2", "e1"]}]}
+    assert compare(answer, links, "parts-view") is None
+    segments = {"turns": [{**answer["turns"][0],
+                           "segments": answer["turns"][0]["segments"][::-1]}]}
+    assert compare(answer, segments, "parts-view") is not None  # MP-D006: part order
+    twice = {"turns": [{**answer["turns"][0], "links": ["art-a", "art-a", "art-b"]}]}
+    assert compare(answer, twice, "parts-view") is not None  # MP-D011: each once
+    titles = {"titles": [{"turn": "t1", "part": "r1", "title": None},
+                         {"turn": "t1", "part": "c1", "title": "read"}]}
+    assert compare(titles, {"titles": titles["titles"][::-1]}, "parts-view") is None
+    assert mode_for("message-parts.titles", None) == "parts-view"
 
 
 def test_alternatives_pass_when_any_accepted_outcome_holds():

@@ -46,8 +46,9 @@ def _same(actual: Any, expected: Any = None) -> bool:
 def test_session_resume_defaults_to_the_canonical_history_mode() -> None:
     assert mode_for("session.resume", None) == MODE
     assert mode_for("session.resume", "json") == "json"
-    # the wire operations keep their vectors' explicit wire modes; load keeps plain json
-    assert mode_for("session.load", None) == "json"
+    # the wire operations keep their vectors' explicit wire modes; load folds only the order
+    # among one message's tool results (canonical-transcript)
+    assert mode_for("session.load", None) == "canonical-transcript"
 
 
 def test_the_vector_schema_accepts_the_mode_name() -> None:
@@ -102,7 +103,8 @@ def _mutations() -> dict[str, Any]:
         h["history"][5]["content"][0]["text"] = "Done!"
 
     def swapped_messages(h: dict[str, Any]) -> None:
-        h["history"][3], h["history"][4] = h["history"][4], h["history"][3]
+        # governed: an assistant message before the results of its calls
+        h["history"][2], h["history"][3] = h["history"][3], h["history"][2]
 
     def changed_role(h: dict[str, Any]) -> None:
         h["history"][0]["role"] = "user"
@@ -139,6 +141,13 @@ def _mutations() -> dict[str, Any]:
         dropped_reasoning, changed_arguments, changed_call_id, error_flag_lost,
         error_flag_false, success_marked_error, tools_dropped, tool_schema_changed,
         unknown_member)}
+
+
+def test_the_results_of_one_message_compare_in_any_order() -> None:
+    # no rule orders one assistant message's tool results among themselves
+    actual = _expected()
+    actual["history"][3], actual["history"][4] = actual["history"][4], actual["history"][3]
+    assert _same(actual)
 
 
 @pytest.mark.parametrize("name", sorted(_mutations()))

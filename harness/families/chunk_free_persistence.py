@@ -7,6 +7,7 @@ FAMILY = Family(
     prefix="CFP",
     order=30,
     operations=("reference_impl.session_log.ops",),
-    compare={"session.resume": "canonical-history"},
+    compare={"session.resume": "canonical-history", "session.load": "canonical-transcript",
+             "session.record-load": "canonical-transcript"},
     description="note 001, the session log",
 )

@@ -7,5 +7,7 @@ FAMILY = Family(
     prefix="MP",
     order=40,
     operations=("reference_impl.message_parts.ops",),
+    compare={"message-parts.answer": "parts-view", "message-parts.titles": "parts-view",
+             "message-parts.branches": "parts-view"},
     description="note 002, streamed output reconciled into message parts",
 )
