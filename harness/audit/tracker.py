@@ -184,7 +184,7 @@ class ConversationTracker:
         conv = self._convs[placement.conversation]
         reply = assistant_reply(dialect, exchange.get("response"))
         rewrite = placement.rewrite[0] if placement.rewrite else None
-        self._advance(conv, shape, reply, ref, len(self._placements), rewrite)
+        self._advance(conv, shape, reply, ref, len(self._placements), rewrite=rewrite)
         self._placements.append(placement)
         self._bound()
         return placement
@@ -198,7 +198,7 @@ class ConversationTracker:
 
     # -- state ----------------------------------------------------------------------------
 
-    def _advance(self, conv: _Conv, shape: _Shape, reply: Any, ref: Any, index: int,
+    def _advance(self, conv: _Conv, shape: _Shape, reply: Any, ref: Any, index: int, *,
                  rewrite: str | None = None) -> None:
         """Record R as ``conv``'s latest request: its state, its path in the tree.
         ``rewrite`` (the placement's WA-D006 reading) moves where R's first added turn sits: one
