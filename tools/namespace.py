@@ -1,0 +1,203 @@
+"""Rewrite the repository to the installed import names ``agent_tck.harness`` and
+``agent_tck.reference_impl`` (src/agent_tck/__init__.py says why). Idempotent: run it after
+any merge; ``--check`` changes nothing and exits 1 naming every file it would change.
+
+    python tools/namespace.py           # rewrite, then sort the touched imports (ruff, rule I)
+    python tools/namespace.py --check   # tests/test_namespace.py runs this
+
+What it rewrites, in every file git knows (tracked or new, not ignored):
+
+1. ``harness.x`` and ``reference_impl.x`` used as module paths (imports, ``python -m ...``,
+   entry points, strings naming modules, ``:mod:`` references in docs and docstrings) become
+   ``agent_tck.harness.x`` / ``agent_tck.reference_impl.x``; so do the bare statements
+   ``from harness import x``, ``import reference_impl``. File paths (``harness/cli.py``) and
+   names that merely contain the word (``test_harness.py``) are left alone.
+2. Inside ``harness/`` and ``reference_impl/``, an import of the module's own package becomes
+   relative (``from .errors import X``, ``from ..outcome import Y``), so the package does not
+   depend on the name it is installed under; an import of the other package stays absolute
+   (``from agent_tck.reference_impl.strict_json import loads``). Modules a tool loads by file
+   path (BY_PATH) keep absolute imports: a relative import needs a parent package.
+3. Without ``--check``, ``ruff check --select I --fix`` on the rewritten Python files, because
+   a relative import sorts after the absolute ones.
+"""
+
+from __future__ import annotations
+
+import ast
+import io
+import re
+import subprocess
+import sys
+import tokenize
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+NAMESPACE = "agent_tck"
+PACKAGES = ("harness", "reference_impl")
+#: loaded by file path (``mitmdump -s harness/audit/addon.py``): no parent package to be
+#: relative to
+BY_PATH = frozenset({"harness/audit/addon.py"})
+#: never rewritten: this script, and the folder that defines the namespace
+SKIP = ("tools/namespace.py", "src/agent_tck/")
+TEXT_SUFFIXES = frozenset({".py", ".md", ".toml", ".yaml", ".yml", ".json", ".txt", ".cfg",
+                           ".ini", ".feature", ".html", ".js", ".sh", ""})
+
+_ALT = "|".join(PACKAGES)
+# a dotted module path starting with one of our packages, not already inside a longer dotted
+# name (agent_tck.harness), a file path (a/harness.x) or a word (test_harness.x), and not a
+# file name (harness.py)
+_DOTTED = re.compile(rf"(?<![\w./\\-])({_ALT})\.(?=[A-Za-z_])(?!(?:py|md|yaml|json|toml)\b)")
+# ``from harness import x``, ``import reference_impl`` (the package itself, no dot after it)
+_BARE = re.compile(rf"^(\s*(?:from|import)\s+)({_ALT})(?=\s|$|,)", re.MULTILINE)
+# the CLI as a module: ``python -m harness.cli`` and ``"-m", "harness.cli"`` -> ``-m agent_tck``
+# (src/agent_tck/__main__.py); ``harness.cli:main`` and ``harness.cli.x`` are module paths
+_CLI = re.compile(r"""(-m["']?,?\s*["']?)harness\.cli\b(?![.:\w])""")
+# ``-m <module>`` is a command even where the prose is left alone (docstrings, comments)
+_RUN = re.compile(rf"(?<=-m )({_ALT})\.(?=[A-Za-z_])")
+
+
+def _files() -> list[Path]:
+    out = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+                         cwd=ROOT, capture_output=True, check=True).stdout.decode()
+    paths = []
+    for name in sorted(set(filter(None, out.split("\0")))):
+        path = ROOT / name
+        if (path.suffix in TEXT_SUFFIXES and path.is_file() and not name.startswith(SKIP)):
+            paths.append(path)
+    return paths
+
+
+def _prose_spans(text: str) -> list[tuple[int, int]]:
+    """Character spans of the comments and docstrings of Python source ``text``."""
+    starts = [0]
+    for line in text.splitlines(keepends=True):
+        starts.append(starts[-1] + len(line))
+
+    def offset(line: int, col: int) -> int:  # col counts UTF-8 bytes (ast) or characters
+        return starts[line - 1] + col
+
+    spans = []
+    try:
+        tree = ast.parse(text)
+        for token in tokenize.generate_tokens(io.StringIO(text).readline):
+            if token.type == tokenize.COMMENT:
+                spans.append((offset(*token.start), offset(*token.end)))
+    except (SyntaxError, tokenize.TokenError):
+        return [(0, len(text))]  # not Python we can read: leave its prose and code alone
+    lines = text.splitlines(keepends=True)
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
+                and isinstance(node.value.value, str)):
+            def col(line: int, byte_col: int) -> int:
+                return len(lines[line - 1].encode("utf-8")[:byte_col].decode("utf-8"))
+            spans.append((offset(node.lineno, col(node.lineno, node.col_offset)),
+                          offset(node.end_lineno, col(node.end_lineno, node.end_col_offset))))
+    return sorted(spans)
+
+
+def rewrite_names(text: str, python: bool) -> str:
+    """Step 1: module paths of our packages get the namespace in front. In Python, comments
+    and docstrings keep naming modules by their folder (``harness.audit.engine``), except for
+    ``-m`` commands: prose is not re-wrapped by a script, and the folder is what a reader opens."""
+    def names(part: str) -> str:
+        part = _CLI.sub(rf"\g<1>{NAMESPACE}", part)
+        part = _DOTTED.sub(rf"{NAMESPACE}.\1.", part)
+        return _BARE.sub(rf"\g<1>{NAMESPACE}.\2", part)
+
+    if not python:
+        return names(text)
+    out, at = [], 0
+    for start, end in _prose_spans(text):
+        out.append(names(text[at:start]))
+        out.append(_RUN.sub(rf"{NAMESPACE}.\1.", _CLI.sub(rf"\g<1>{NAMESPACE}", text[start:end])))
+        at = end
+    out.append(names(text[at:]))
+    return "".join(out)
+
+
+def _package_of(rel: str) -> list[str] | None:
+    """``harness/audit/engine.py`` -> [agent_tck, harness, audit]; None outside our packages."""
+    parts = rel.split("/")
+    if parts[0] not in PACKAGES or not rel.endswith(".py"):
+        return None
+    return [NAMESPACE, *parts[:-1]]
+
+
+def _relative(package: list[str], target: str) -> str | None:
+    """``from <target>`` as seen from ``package``, when both are in the same top-level package."""
+    parts = target.split(".")
+    if parts[:2] != package[:2]:
+        return None
+    common = 0
+    while common < min(len(parts), len(package)) and parts[common] == package[common]:
+        common += 1
+    return "." * (len(package) - common + 1) + ".".join(parts[common:])
+
+
+def relativize(text: str, rel: str) -> str:
+    """Step 2: inside a package, imports of the module's own package become relative."""
+    package = _package_of(rel)
+    if package is None or rel in BY_PATH:
+        return text
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return text
+    lines = text.splitlines(keepends=True)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            new = _relative(package, node.module)
+            if new is None:
+                continue
+            line = lines[node.lineno - 1]
+            head = re.compile(rf"from\s+{re.escape(node.module)}(?=\s)")
+            lines[node.lineno - 1] = (line[:node.col_offset]
+                                      + head.sub(f"from {new}", line[node.col_offset:], count=1))
+        elif isinstance(node, ast.Import) and len(node.names) == 1 and node.names[0].asname:
+            # ``import agent_tck.harness.x.y as z`` -> ``from .x import y as z``
+            alias = node.names[0]
+            parent, _, leaf = alias.name.rpartition(".")
+            new = _relative(package, parent) if parent else None
+            if new is None:
+                continue
+            line = lines[node.lineno - 1]
+            stmt = re.compile(rf"import\s+{re.escape(alias.name)}\s+as\s+{alias.asname}\b")
+            lines[node.lineno - 1] = (line[:node.col_offset] + stmt.sub(
+                f"from {new} import {leaf} as {alias.asname}", line[node.col_offset:], count=1))
+    return "".join(lines)
+
+
+def rewrite(text: str, rel: str) -> str:
+    return relativize(rewrite_names(text, rel.endswith(".py")), rel)
+
+
+def main(argv: list[str]) -> int:
+    check = "--check" in argv
+    changed: list[Path] = []
+    for path in _files():
+        rel = path.relative_to(ROOT).as_posix()
+        try:
+            text = path.read_text(encoding="utf-8")
+        except UnicodeDecodeError:
+            continue
+        new = rewrite(text, rel)
+        if new != text:
+            changed.append(path)
+            if not check:
+                path.write_text(new, encoding="utf-8")
+    for path in changed:
+        print(path.relative_to(ROOT).as_posix())
+    if check:
+        if changed:
+            print(f"{len(changed)} file(s) still use the old import names: "
+                  "run python tools/namespace.py", file=sys.stderr)
+        return 1 if changed else 0
+    python = [str(p) for p in changed if p.suffix == ".py"]
+    if python:
+        subprocess.run([sys.executable, "-m", "ruff", "check", "--quiet", "--select", "I",
+                        "--fix", *python], cwd=ROOT, check=False)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
