@@ -33,8 +33,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from reference_impl import session_log as sl  # noqa: E402
-from reference_impl import session_recorder as rec  # noqa: E402
+from agent_tck.reference_impl import session_log as sl  # noqa: E402
+from agent_tck.reference_impl import session_recorder as rec  # noqa: E402
 
 ANSWER = ("The README describes agent-tck, a conformance kit for agent runtimes. It runs "
           "language-neutral vectors through an adapter and writes reports. ") * 3
@@ -156,7 +156,7 @@ def _plain_zstd(path: Path) -> None:
 
 
 def _check_file(path: Path, profile: str = "default") -> dict[str, Any]:
-    from harness.commands.check_log import check_file
+    from agent_tck.harness.commands.check_log import check_file
 
     return check_file(str(path), profile=profile)
 
@@ -191,7 +191,7 @@ print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
 """
 _CHILD_CHECK = """
 import resource, sys
-from harness.cli import main
+from agent_tck.harness.cli import main
 code = main(['check-log', sys.argv[1]])
 print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
 sys.exit(code)

@@ -13,10 +13,10 @@ import statistics
 import sys
 import time
 
-from harness.runner import evaluate
-from harness.subprocess_target import SubprocessTarget
-from harness.targets import InProcessTarget
-from harness.vectors import load_cases
+from agent_tck.harness.runner import evaluate
+from agent_tck.harness.subprocess_target import SubprocessTarget
+from agent_tck.harness.targets import InProcessTarget
+from agent_tck.harness.vectors import load_cases
 
 
 def one_round(target, pairs) -> float:
@@ -33,7 +33,7 @@ def main() -> None:
     args = parser.parse_args()
     pairs = [(c, e) for c in load_cases() for e in c.expect]
     inproc = InProcessTarget()
-    sub = SubprocessTarget(f"{sys.executable} -m reference_impl.adapter")
+    sub = SubprocessTarget(f"{sys.executable} -m agent_tck.reference_impl.adapter")
     rates: dict[str, list[float]] = {"in-process": [], "subprocess": []}
     try:
         one_round(inproc, pairs), one_round(sub, pairs)  # warm up

@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from harness.errors import HarnessError
-from harness.safe_yaml import YAMLInputError, load
+from .errors import HarnessError
+from .safe_yaml import YAMLInputError, load
 
 FAILING = {"fail", "errored"}
 

@@ -15,10 +15,10 @@ from pathlib import Path
 
 import yaml
 
-from harness import families as _families
-from harness.data import features_dir, vectors_dir
-from harness.errors import HarnessError
-from harness.jsonschema_util import validate
+from . import families as _families
+from .data import features_dir, vectors_dir
+from .errors import HarnessError
+from .jsonschema_util import validate
 
 LEVELS = ("MUST", "SHOULD", "MAY")
 RULE_ID = re.compile(r"^[A-Z]{2,4}-D?[0-9]{3}$")

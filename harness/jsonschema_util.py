@@ -8,8 +8,8 @@ from typing import Any
 
 from jsonschema import Draft202012Validator
 
-from harness.data import vectors_dir
-from harness.errors import HarnessError
+from .data import vectors_dir
+from .errors import HarnessError
 
 
 def pointer(path: Any) -> str:

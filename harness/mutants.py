@@ -28,7 +28,7 @@ from typing import Any
 
 import yaml
 
-from harness.errors import HarnessError
+from .errors import HarnessError
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "reference_impl"
@@ -119,20 +119,22 @@ def apply(mutant: Mutant, package: Path) -> None:
 
 def _worker(paths: Sequence[str]) -> dict[str, Any]:
     """In a fresh process: run every vector against each mutated copy; report failures."""
-    from harness.catalogue import load_catalogue
-    from harness.runner import run_one
-    from harness.targets import InProcessTarget
-    from harness.vectors import load_cases
+    import agent_tck
+
+    from .catalogue import load_catalogue
+    from .runner import run_one
+    from .targets import InProcessTarget
+    from .vectors import load_cases
 
     cases = load_cases(known_rules=load_catalogue().by_id)
     results: dict[str, Any] = {}
+    package = f"{agent_tck.__name__}.reference_impl"
     for copy in paths:
-        for name in [m for m in sys.modules if m == "reference_impl" or
-                     m.startswith("reference_impl.")]:
+        for name in [m for m in sys.modules if m == package or m.startswith(f"{package}.")]:
             del sys.modules[name]
-        sys.path.insert(0, copy)
+        agent_tck.__path__.insert(0, copy)  # agent_tck.reference_impl is now the mutated copy
         try:
-            from reference_impl.ops import OPERATIONS
+            from agent_tck.reference_impl.ops import OPERATIONS
 
             target = InProcessTarget(OPERATIONS)
             failed: list[list[Any]] = []
@@ -145,7 +147,7 @@ def _worker(paths: Sequence[str]) -> dict[str, Any]:
         except Exception as exc:  # a mutant that breaks the import is reported, not killed
             results[copy] = {"error": f"{type(exc).__name__}: {exc}"}
         finally:
-            sys.path.remove(copy)
+            agent_tck.__path__.remove(copy)
     return results
 
 
@@ -169,7 +171,7 @@ def run_mutants(mutants: Sequence[Mutant], *, jobs: int = 2,
                 return {}
             env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
             proc = subprocess.run(
-                [sys.executable, "-m", "harness.mutants", "--worker", *batch],
+                [sys.executable, "-m", "agent_tck.harness.mutants", "--worker", *batch],
                 capture_output=True, text=True, env=env, cwd=root, timeout=900, check=False,
             )
             if proc.returncode != 0:

@@ -27,10 +27,10 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Any
 
-from harness import __version__
-from harness.errors import HarnessError
-from harness.outcome import CallResult, Errored, Observed
-from harness.protocol import (
+from . import __version__
+from .errors import HarnessError
+from .outcome import CallResult, Errored, Observed
+from .protocol import (
     OBSERVE,
     Implementation,
     ProtocolViolation,

@@ -13,11 +13,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from harness import families
-from harness.data import vectors_dir
-from harness.errors import HarnessError
-from harness.jsonschema_util import validate
-from reference_impl.strict_json import StrictJSONError, loads
+from agent_tck.reference_impl.strict_json import StrictJSONError, loads
+
+from . import families
+from .data import vectors_dir
+from .errors import HarnessError
+from .jsonschema_util import validate
 
 _NOT_VECTORS = {"schema", "rules"}
 

@@ -5,7 +5,7 @@ function from plain JSON data to plain JSON data (or a :class:`TckError`). The a
 :mod:`reference_impl.adapter` is the thin shell that speaks the protocol over stdin/stdout.
 """
 
-from reference_impl.errors import TckError
-from reference_impl.ops import OPERATIONS, run_operation
+from .errors import TckError
+from .ops import OPERATIONS, run_operation
 
 __all__ = ["OPERATIONS", "TckError", "run_operation"]

@@ -1,6 +1,6 @@
 """The reference implementation's adapter: the adapter protocol over stdin/stdout.
 
-Run as ``python -m reference_impl.adapter``. A thin shell: it decodes a command, calls the
+Run as ``python -m agent_tck.reference_impl.adapter``. A thin shell: it decodes a command, calls the
 pure operation from :mod:`reference_impl.ops`, encodes the reply. It is deliberately written
 the way an implementer's adapter in any language would be (vectors/PROTOCOL.md), without the
 harness's own code.
@@ -13,8 +13,8 @@ import sys
 import traceback
 from typing import IO, Any
 
-from reference_impl.errors import TckError
-from reference_impl.ops import OPERATIONS
+from .errors import TckError
+from .ops import OPERATIONS
 
 PROTOCOL = 1
 #: Protocol 1.1: this adapter can run an operation twice on one input and report the input after.

@@ -69,10 +69,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from reference_impl.wire.dialects import ANTHROPIC, OPENAI
-from reference_impl.wire.normal_form import NotARequest, merge_key, normal_head, normal_message
-from reference_impl.wire.reply import assistant_reply
-from reference_impl.wire_rules import (
+from .wire.dialects import ANTHROPIC, OPENAI
+from .wire.normal_form import NotARequest, merge_key, normal_head, normal_message
+from .wire.reply import assistant_reply
+from .wire_rules import (
     Finding,
     body_pointer,
     dialect_of,

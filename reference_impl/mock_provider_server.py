@@ -34,7 +34,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
 from typing import Any
 
-from reference_impl.mock_provider import (
+from .mock_provider import (
     Abort,
     Exchange,
     Finish,

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from reference_impl import model
-from reference_impl.errors import TckError
-from reference_impl.model import (
+from . import model
+from .errors import TckError
+from .model import (
     UNSUPPORTED_CONTENT,
     Image,
     Message,

@@ -17,8 +17,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from reference_impl import developer_messages as dm
-from reference_impl.session_log import INVALID_FIELD, MISSING_FIELD, Admission, Problem
+from . import developer_messages as dm
+from .session_log import INVALID_FIELD, MISSING_FIELD, Admission, Problem
 
 
 def _array_field(name: str, *, required: bool) -> Any:

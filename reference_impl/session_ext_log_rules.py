@@ -23,14 +23,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from reference_impl import dsh_v4
-from reference_impl.session_ext_developer_messages import VALIDATORS as _DEVELOPER_VALIDATORS
-from reference_impl.session_log import (
+from . import dsh_v4
+from .session_ext_developer_messages import VALIDATORS as _DEVELOPER_VALIDATORS
+from .session_log import (
     STEP_MESSAGE_REPEATED,
     Admission,
     Problem,
 )
-from reference_impl.session_retired_syntax import retired_syntax
+from .session_retired_syntax import retired_syntax
 
 
 def _opaque(data: Mapping[str, Any]) -> Problem | None:

@@ -27,9 +27,9 @@ import re
 from collections.abc import Mapping
 from typing import Any, Final
 
-from reference_impl import dsh_v4 as f
-from reference_impl.session_log import SAFE_INTEGER, Admission, Problem, Vocabulary
-from reference_impl.session_surface import Surface, replacement_range, source_seqs
+from . import dsh_v4 as f
+from .session_log import SAFE_INTEGER, Admission, Problem, Vocabulary
+from .session_surface import Surface, replacement_range, source_seqs
 
 PROFILE: Final = "dsh-v4"
 

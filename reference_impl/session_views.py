@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from itertools import pairwise
 from typing import Any, Final
 
-from reference_impl import session_log as sl
+from . import session_log as sl
 
 # --- session/load: the transcript a client shows ----------------------------------------------
 

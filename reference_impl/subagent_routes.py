@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-from reference_impl.subagent_model import (
+from .subagent_model import (
     ABSENT,
     ANCESTOR_BEYOND_EDGE,
     CONTINUABLE,

@@ -23,7 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-from reference_impl.subagent_model import (
+from .subagent_model import (
     ABSENT,
     CONTINUABLE,
     DONE,

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
-from reference_impl.subagent_model import (
+from .subagent_model import (
     COMPLETED,
     CONTINUABLE,
     RUNNING,
@@ -32,8 +32,8 @@ from reference_impl.subagent_model import (
     agent_message_source,
     framing,
 )
-from reference_impl.subagent_routes import authorize
-from reference_impl.subagent_scenario import (
+from .subagent_routes import authorize
+from .subagent_scenario import (
     Action,
     Boundary,
     Cancel,
@@ -48,7 +48,7 @@ from reference_impl.subagent_scenario import (
     invalid,
     parse_scenario,
 )
-from reference_impl.subagent_table import (
+from .subagent_table import (
     ACCEPT_MESSAGE,
     ACCEPT_NOTICE,
     BOUNDARY,

@@ -11,8 +11,8 @@ import pytest
 from mitmproxy import http
 from mitmproxy.test import taddons, tflow
 
-import reference_impl.wire_rules as wr
-from harness.audit.addon import AgentTckAudit, Tee
+import agent_tck.reference_impl.wire_rules as wr
+from agent_tck.harness.audit.addon import AgentTckAudit, Tee
 
 KEY = "sk-ant-api03-PLANTEDaddonKEY0123456789"
 THINKING_IN_USER = {"model": "m", "messages": [{"role": "user", "content": [
@@ -200,7 +200,7 @@ def test_options_reach_the_auditor(addon_ctx: Any) -> None:
 
 def test_results_are_streamed_as_the_audit_goes(addon_ctx: Any, tmp_path: Path) -> None:
     """A proxy killed with kill -9 leaves a truncated results.jsonl `agent-tck report` renders."""
-    from harness.reports import read, render
+    from agent_tck.harness.reports import read, render
 
     addon, tctx = addon_ctx
     addon.running()

@@ -1,6 +1,6 @@
 """The generic JSON comparison (the wire normalizations have their own tests)."""
 
-from harness.compare import compare, first_difference, mode_for
+from agent_tck.harness.compare import compare, first_difference, mode_for
 
 
 def test_key_order_never_matters_array_order_does():
@@ -68,9 +68,9 @@ def test_a_trace_keeps_the_order_a_rule_governs():
 
 
 def test_alternatives_pass_when_any_accepted_outcome_holds():
-    from harness.outcome import Output, Rejected
-    from harness.runner import evaluate
-    from harness.vectors import Expectation
+    from agent_tck.harness.outcome import Output, Rejected
+    from agent_tck.harness.runner import evaluate
+    from agent_tck.harness.vectors import Expectation
 
     op = "anthropic.serialize"
     either = Expectation(op, alternatives=(

@@ -16,12 +16,12 @@ from pathlib import Path
 
 import pytest
 
-import reference_impl.ops
-from harness import families
-from harness.catalogue import load_catalogue
-from harness.compare import _normalizers
-from harness.errors import HarnessError
-from harness.vectors import load_cases, load_file
+import agent_tck.reference_impl.ops
+from agent_tck.harness import families
+from agent_tck.harness.catalogue import load_catalogue
+from agent_tck.harness.compare import _normalizers
+from agent_tck.harness.errors import HarnessError
+from agent_tck.harness.vectors import load_cases, load_file
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures"
@@ -34,7 +34,7 @@ def agent_tck(*args: str, plug_in: str | None = None) -> subprocess.CompletedPro
         env[families.ENV] = plug_in
         env["PYTHONPATH"] = os.pathsep.join(p for p in (str(FIXTURES), env.get("PYTHONPATH"))
                                             if p)
-    return subprocess.run([sys.executable, "-m", "harness.cli", *args], capture_output=True,
+    return subprocess.run([sys.executable, "-m", "agent_tck", *args], capture_output=True,
                           text=True, cwd=ROOT, timeout=300, check=False, env=env)
 
 
@@ -51,10 +51,10 @@ def test_every_catalogue_and_vector_family_has_a_descriptor_with_its_prefix():
 
 def test_descriptors_name_every_operations_module_of_the_reference():
     named = {m for f in families.families() for m in f.operations}
-    modules = {f"reference_impl.ops.{i.name}" for i in pkgutil.iter_modules(
-        reference_impl.ops.__path__)}
+    modules = {f"agent_tck.reference_impl.ops.{i.name}" for i in pkgutil.iter_modules(
+        agent_tck.reference_impl.ops.__path__)}
     assert named == modules
-    assert families.operations() == reference_impl.ops.OPERATIONS
+    assert families.operations() == agent_tck.reference_impl.ops.OPERATIONS
 
 
 def test_default_modes_are_known_modes_of_operations_the_family_defines():
@@ -69,7 +69,7 @@ def test_wire_checks_are_read_only_from_the_module_the_audit_runs():
     # harness.audit.engine runs reference_impl.wire_rules and nothing else: a descriptor naming
     # another module would claim coverage by checks that never run.
     assert {m for f in families.families() for m in f.wire_checks} == {
-        "reference_impl.wire_rules"}
+        "agent_tck.reference_impl.wire_rules"}
     assert families.wire_checks()
 
 
@@ -101,7 +101,7 @@ def test_a_vector_file_naming_an_undeclared_family_is_an_error():
 
 def test_two_descriptors_with_one_prefix_are_an_error(monkeypatch, tmp_path):
     (tmp_path / "twin_family.py").write_text(
-        "from harness.families import Family\n"
+        "from agent_tck.harness.families import Family\n"
         "FAMILY = Family(name='twin', prefix='BO', order=999)\n", encoding="utf-8")
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.setenv(families.ENV, "twin_family")
@@ -152,11 +152,11 @@ def test_toy_vectors_without_the_descriptor_are_an_error_not_a_pass(tmp_path):
 def test_a_rule_of_another_family_cited_by_a_selected_case_gates_the_run():
     # wire-audit vectors also cite block-omission rules; a --family wire-audit run must judge
     # them, or an implementation missing every BO-001 finding would pass
-    from harness.runner import Filters, execute, header, select
-    from harness.targets import InProcessTarget
+    from agent_tck.harness.runner import Filters, execute, header, select
+    from agent_tck.harness.targets import InProcessTarget
 
     def no_bo_001(payload):
-        return [f for f in reference_impl.ops.OPERATIONS["wire.check"](payload)
+        return [f for f in agent_tck.reference_impl.ops.OPERATIONS["wire.check"](payload)
                 if f["rule"] != "BO-001"]
 
     filters = Filters(("wire-audit",))
@@ -164,7 +164,7 @@ def test_a_rule_of_another_family_cited_by_a_selected_case_gates_the_run():
              if not any(rid.startswith("WA-") for rid in c.rules)]
     head = header(load_catalogue(), cases, filters, target_info={},
                   implementation={"name": "drops BO-001"})
-    target = InProcessTarget({**reference_impl.ops.OPERATIONS, "wire.check": no_bo_001})
+    target = InProcessTarget({**agent_tck.reference_impl.ops.OPERATIONS, "wire.check": no_bo_001})
     records = list(execute(target, cases, head))
     failing = {rid for r in records[1:-1] if r["status"] == "fail" for rid in r["rules"]}
     assert failing == {"BO-001"}

@@ -1,4 +1,5 @@
-"""Every module of harness and reference_impl imports on its own, and no two import each other.
+"""Every module of agent_tck (harness/, reference_impl/) imports on its own, and no two import
+each other.
 
 An import cycle works or breaks depending on which module a caller happens to import first, and
 a cycle hidden inside a function (a lazy import) is still two modules that cannot be understood
@@ -15,14 +16,17 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("harness", "reference_impl")
+NAMESPACE = "agent_tck"  # the one import package; tools/namespace.py
+PACKAGES = ("harness", "reference_impl")  # its subpackages, folders at the repository root
 
 
 def _modules() -> dict[str, Path]:
     out: dict[str, Path] = {}
-    for package in PACKAGES:
-        for path in sorted((ROOT / package).rglob("*.py")):
-            parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    folders = [(ROOT / "src" / NAMESPACE, [NAMESPACE])]
+    folders += [(ROOT / package, [NAMESPACE, package]) for package in PACKAGES]
+    for folder, prefix in folders:
+        for path in sorted(folder.rglob("*.py")):
+            parts = [*prefix, *path.relative_to(folder).with_suffix("").parts]
             if parts[-1] == "__init__":
                 parts.pop()
             out[".".join(parts)] = path
@@ -110,7 +114,7 @@ def _third_party() -> set[str]:
                 found |= {a.name.split(".")[0] for a in node.names}
             elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
                 found.add(node.module.split(".")[0])
-    return found - set(PACKAGES)
+    return found - {NAMESPACE}
 
 
 # One child per module, forked from an interpreter that has imported nothing of ours (other
@@ -124,7 +128,7 @@ for other in sys.argv[1:split]:
         importlib.import_module(other)
     except Exception:
         pass  # an optional extra that is not installed; the module importing it will say so
-assert not [m for m in sys.modules if m.split(".")[0] in ("harness", "reference_impl")]
+assert not [m for m in sys.modules if m.split(".")[0] in ("agent_tck", "harness", "reference_impl")]
 failed = []
 running = {}  # pid -> (name, read end of its pipe); a few children at a time
 queue = sys.argv[split + 1:]
@@ -168,7 +172,7 @@ def test_every_module_imports_alone_in_a_fresh_interpreter():
         if proc.returncode != 0:
             failures.append(proc.stdout + proc.stderr)
     assert not failures, "\n".join(failures)
-    assert {"harness.cli", "reference_impl.ops"} <= set(names)
+    assert {"agent_tck.harness.cli", "agent_tck.reference_impl.ops"} <= set(names)
 
 
 def test_the_import_driver_reports_a_module_that_fails():

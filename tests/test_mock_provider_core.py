@@ -18,8 +18,8 @@ import referencing.jsonschema
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from reference_impl.errors import TckError
-from reference_impl.mock_provider import (
+from agent_tck.reference_impl.errors import TckError
+from agent_tck.reference_impl.mock_provider import (
     Abort,
     Finish,
     HttpRequest,
@@ -31,8 +31,8 @@ from reference_impl.mock_provider import (
     SendHead,
     parse_script,
 )
-from reference_impl.mock_provider_server import load_openapi_document
-from reference_impl.wire.sse import decode_sse, encode_sse
+from agent_tck.reference_impl.mock_provider_server import load_openapi_document
+from agent_tck.reference_impl.wire.sse import decode_sse, encode_sse
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT_SCHEMA = json.loads(

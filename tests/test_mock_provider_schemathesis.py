@@ -18,7 +18,7 @@ import pytest
 import schemathesis
 from hypothesis import HealthCheck, settings
 
-from reference_impl.mock_provider_server import MockProviderServer, start
+from agent_tck.reference_impl.mock_provider_server import MockProviderServer, start
 
 pytestmark = pytest.mark.slow
 

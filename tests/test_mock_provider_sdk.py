@@ -21,7 +21,11 @@ import httpx2
 import openai
 import pytest
 
-from reference_impl.mock_provider_server import MockProviderServer, load_openapi_document, start
+from agent_tck.reference_impl.mock_provider_server import (
+    MockProviderServer,
+    load_openapi_document,
+    start,
+)
 
 pytestmark = pytest.mark.slow
 

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from harness.catalogue import load_catalogue
-from harness.mutants import apply, load_mutants, run_mutants, score
-from harness.vectors import load_cases
+from agent_tck.harness.catalogue import load_catalogue
+from agent_tck.harness.mutants import apply, load_mutants, run_mutants, score
+from agent_tck.harness.vectors import load_cases
 
 SCORE: dict[str, object] = {}
 
@@ -51,8 +51,8 @@ def test_every_accepted_variant_fails_no_vector(outcomes):
 
 
 def test_a_mutant_whose_snippet_moved_is_an_error(tmp_path):
-    from harness.errors import HarnessError
-    from harness.mutants import Mutant
+    from agent_tck.harness.errors import HarnessError
+    from agent_tck.harness.mutants import Mutant
 
     (tmp_path / "m.py").write_text("x = 1\nx = 1\n")
     twice = Mutant("m", "f", ("BO-001",), "m.py", "x = 1", "x = 2", "<test>")

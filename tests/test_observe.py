@@ -11,14 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from harness.catalogue import load_catalogue
-from harness.mutants import PACKAGE, apply, load_mutants
-from harness.outcome import Observed, Output
-from harness.reports.stream import summarize
-from harness.runner import Filters, execute, header, select
-from harness.subprocess_target import SubprocessTarget
-from harness.targets import InProcessTarget
-from harness.vectors import load_cases
+from agent_tck.harness.catalogue import load_catalogue
+from agent_tck.harness.mutants import PACKAGE, apply, load_mutants
+from agent_tck.harness.outcome import Observed, Output
+from agent_tck.harness.reports.stream import summarize
+from agent_tck.harness.runner import Filters, execute, header, select
+from agent_tck.harness.subprocess_target import SubprocessTarget
+from agent_tck.harness.targets import InProcessTarget
+from agent_tck.harness.vectors import load_cases
 from tests.conftest import FAKES
 
 OBSERVE_MUTANTS = ("bo-omitted-blocks-spliced-from-the-record", "bo-record-edited-on-rejection",
@@ -49,7 +49,7 @@ def mutated(name: str, tmp_path: Path) -> dict[str, str]:
     return {"PYTHONPATH": os.pathsep.join([str(copy), os.environ.get("PYTHONPATH", "")])}
 
 
-REFERENCE = f"{sys.executable} -m reference_impl.adapter"
+REFERENCE = f"{sys.executable} -m agent_tck.reference_impl.adapter"
 PLAIN = f"{sys.executable} {FAKES / 'no_observe.py'}"
 
 
@@ -93,7 +93,7 @@ def test_summarize_reports_untested_for_a_must_rule_with_only_not_applicable_cas
 
 
 def test_the_console_names_the_capability_when_bo008_is_untested(tmp_path, capsys):
-    from harness.cli import main
+    from agent_tck.harness.cli import main
 
     # exit status as for any untested rule (not a failure); the verdict and console say why
     main(["run", "--impl", PLAIN, "--rule", "BO-008", "--report-dir", str(tmp_path)])
@@ -105,8 +105,14 @@ def test_the_console_names_the_capability_when_bo008_is_untested(tmp_path, capsy
 def test_observe_messages_follow_the_published_schemas():
     import json as _json
 
-    from harness.jsonschema_util import validator
-    from harness.protocol import OBSERVE, ProtocolViolation, Run, parse_result, parse_started
+    from agent_tck.harness.jsonschema_util import validator
+    from agent_tck.harness.protocol import (
+        OBSERVE,
+        ProtocolViolation,
+        Run,
+        parse_result,
+        parse_started,
+    )
 
     command = Run(3, "anthropic.serialize", {"history": []}, "c", OBSERVE).to_json()
     assert list(validator("protocol/command.schema.json").iter_errors(command)) == []

@@ -16,9 +16,9 @@ from typing import Any
 import pytest
 import yaml
 
-from harness.vectors import Case, Expectation, load_cases
-from reference_impl.errors import TckError
-from reference_impl.ops import OPERATIONS
+from agent_tck.harness.vectors import Case, Expectation, load_cases
+from agent_tck.reference_impl.errors import TckError
+from agent_tck.reference_impl.ops import OPERATIONS
 
 DEFECTS = Path(__file__).resolve().parent / "defects"
 CASES = {c.id: c for c in load_cases()}

@@ -7,8 +7,8 @@ import json
 import pytest
 from reports_sample_runs import SECRETS, failing_records, hostile_records, truncated_records
 
-from harness.reports import FORMATS, read, render, render_folder, write_all, write_views
-from harness.reports.stream import StreamError, Writer
+from agent_tck.harness.reports import FORMATS, read, render, render_folder, write_all, write_views
+from agent_tck.harness.reports.stream import StreamError, Writer
 
 
 def test_writes_every_file_and_returns_their_paths(tmp_path):
@@ -78,9 +78,9 @@ def test_write_views_re_renders_into_another_folder(tmp_path):
 
 def test_contract_with_the_runner(tmp_path):
     """The lead's runner builds its footer with summarize(); write_all takes its records."""
-    runner = pytest.importorskip("harness.runner")
-    from harness.targets import InProcessTarget
-    from harness.vectors import Case, Expectation
+    runner = pytest.importorskip("agent_tck.harness.runner")
+    from agent_tck.harness.targets import InProcessTarget
+    from agent_tck.harness.vectors import Case, Expectation
 
     def echo(value):
         return value

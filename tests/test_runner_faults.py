@@ -6,11 +6,11 @@ import time
 
 import pytest
 
-from harness.errors import HarnessError
-from harness.outcome import Errored, Output, Rejected
-from harness.runner import execute, exit_code
-from harness.subprocess_target import SubprocessTarget
-from harness.vectors import Case, Expectation
+from agent_tck.harness.errors import HarnessError
+from agent_tck.harness.outcome import Errored, Output, Rejected
+from agent_tck.harness.runner import execute, exit_code
+from agent_tck.harness.subprocess_target import SubprocessTarget
+from agent_tck.harness.vectors import Case, Expectation
 from tests.conftest import FAKES
 
 

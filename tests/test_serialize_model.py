@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from jsonschema import Draft202012Validator
 
-from reference_impl import model
-from reference_impl.errors import TckError
+from agent_tck.reference_impl import model
+from agent_tck.reference_impl.errors import TckError
 
 SCHEMA = json.loads(
     (Path(__file__).resolve().parent.parent / "vectors/schema/history.schema.json").read_text()

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 
-from reference_impl import session_log as sl
+from agent_tck.reference_impl import session_log as sl
 
 VECTORS = Path(__file__).resolve().parent.parent / "vectors"
 HEADER = {"type": "session", "version": 4, "id": "s-1", "createdAt": 1760000000000}

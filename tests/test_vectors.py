@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import pytest
 
-from harness.catalogue import load_catalogue
-from harness.runner import evaluate
-from harness.vectors import load_cases
+from agent_tck.harness.catalogue import load_catalogue
+from agent_tck.harness.runner import evaluate
+from agent_tck.harness.vectors import load_cases
 
 CASES = load_cases(known_rules=load_catalogue().by_id)
 PAIRS = [(case, expectation) for case in CASES for expectation in case.expect]
@@ -42,8 +42,8 @@ def test_the_reference_never_mutates_its_input():
     import contextlib
     import copy
 
-    from reference_impl.errors import TckError
-    from reference_impl.ops import run_operation
+    from agent_tck.reference_impl.errors import TckError
+    from agent_tck.reference_impl.ops import run_operation
 
     changed = []
     for case, expectation in PAIRS:

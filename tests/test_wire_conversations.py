@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import reference_impl.conversations as conv
-from reference_impl.conversations import ConversationTracker, track
-from reference_impl.wire.normal_form import normal_head, normal_message
+import agent_tck.reference_impl.conversations as conv
+from agent_tck.reference_impl.conversations import ConversationTracker, track
+from agent_tck.reference_impl.wire.normal_form import normal_head, normal_message
 
 URL = "https://api.anthropic.com/v1/messages"
 SYSTEM = "You are a careful agent."

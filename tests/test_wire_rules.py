@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from harness.catalogue import load_catalogue
-from reference_impl import wire_rules as wr
-from reference_impl.wire_rules import (
+from agent_tck.harness.catalogue import load_catalogue
+from agent_tck.reference_impl import wire_rules as wr
+from agent_tck.reference_impl.wire_rules import (
     CHECKS,
     RULES,
     WIRE_CHECKS,

@@ -18,7 +18,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from reference_impl.conversations import track
+from agent_tck.reference_impl.conversations import track
 
 URL = "https://api.anthropic.com/v1/messages"
 SYSTEM = "You are a careful agent."

@@ -46,7 +46,7 @@ _ALT = "|".join(PACKAGES)
 # a dotted module path starting with one of our packages, not already inside a longer dotted
 # name (agent_tck.harness), a file path (a/harness.x) or a word (test_harness.x), and not a
 # file name (harness.py)
-_DOTTED = re.compile(rf"(?<![\w./\\-])({_ALT})\.(?=[A-Za-z_])(?!(?:py|md|yaml|json|toml)\b)")
+_DOTTED = re.compile(rf"(?<![\w./\\-])({_ALT})\.(?=[A-Za-z_{{])(?!(?:py|md|yaml|json|toml)\b)")
 # ``from harness import x``, ``import reference_impl`` (the package itself, no dot after it)
 _BARE = re.compile(rf"^(\s*(?:from|import)\s+)({_ALT})(?=\s|$|,)", re.MULTILINE)
 # the CLI as a module: ``python -m harness.cli`` and ``"-m", "harness.cli"`` -> ``-m agent_tck``

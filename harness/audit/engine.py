@@ -20,9 +20,8 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
-from harness.audit.capture import DEFAULT_MAX_BODY, RawExchange, Unauditable, to_exchange
-from reference_impl.conversations import Conversation, ConversationTracker
-from reference_impl.wire_rules import (
+from agent_tck.reference_impl.conversations import Conversation, ConversationTracker
+from agent_tck.reference_impl.wire_rules import (
     WIRE_CHECKS,
     CheckError,
     ExchangeAudit,
@@ -30,6 +29,8 @@ from reference_impl.wire_rules import (
     audit_exchange,
     dialect_of,
 )
+
+from .capture import DEFAULT_MAX_BODY, RawExchange, Unauditable, to_exchange
 
 #: recent audits kept to carry findings over to the next request of a conversation (each holds
 #: a reference to its request's messages: memory is bounded by this many requests)

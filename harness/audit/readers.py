@@ -36,9 +36,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import IO, Any
 
-from harness.audit.capture import RawExchange, RawMessage, RawResponse, headers_from
-from harness.errors import HarnessError
-from reference_impl.strict_json import StrictJSONError, loads
+from agent_tck.reference_impl.strict_json import StrictJSONError, loads
+
+from ..errors import HarnessError
+from .capture import RawExchange, RawMessage, RawResponse, headers_from
 
 CAPTURE_FORMAT = "agent-tck-capture/1"
 

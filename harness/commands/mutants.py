@@ -24,10 +24,10 @@ def _positive_int(text: str) -> int:
 
 
 def mutants(args: argparse.Namespace) -> int:
-    from harness.catalogue import load_catalogue
-    from harness.cli import check_families
-    from harness.mutants import find_checkout, load_mutants, run_mutants, score
-    from harness.vectors import load_cases
+    from ..catalogue import load_catalogue
+    from ..cli import check_families
+    from ..mutants import find_checkout, load_mutants, run_mutants, score
+    from ..vectors import load_cases
 
     root = find_checkout()
     every = load_mutants(root / "tests" / "mutants")

@@ -17,7 +17,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from harness.errors import HarnessError
+from ..errors import HarnessError
 
 SCRIPT_SCHEMA = "provider-script.schema.json"
 
@@ -64,11 +64,12 @@ def parse_listen(text: str) -> tuple[str, int]:
 
 def load_script(path: Path) -> Any:
     """Read and check a script file: the JSON Schema first, then the core's own checks."""
-    from harness.jsonschema_util import pointer, validator
-    from harness.safe_yaml import load
-    from reference_impl.errors import TckError
-    from reference_impl.mock_provider import parse_script
-    from reference_impl.strict_json import loads
+    from agent_tck.reference_impl.errors import TckError
+    from agent_tck.reference_impl.mock_provider import parse_script
+    from agent_tck.reference_impl.strict_json import loads
+
+    from ..jsonschema_util import pointer, validator
+    from ..safe_yaml import load
 
     try:
         raw = path.read_bytes()
@@ -98,7 +99,7 @@ def simulate_provider(
     args: argparse.Namespace, out: Any = None, ready: threading.Event | None = None
 ) -> int:
     """Run until SIGINT/SIGTERM (or until ``ready``'s owner sets ``args.stop``, in tests)."""
-    from reference_impl.mock_provider_server import start
+    from agent_tck.reference_impl.mock_provider_server import start
 
     out = out or sys.stdout
     script = load_script(args.script)

@@ -32,15 +32,16 @@ def register(subparsers: Any) -> None:
 
 
 def subagents_command(args: argparse.Namespace) -> int:
-    from harness.compare import first_difference
-    from harness.outcome import Output, Rejected
-    from reference_impl.errors import TckError
-    from reference_impl.subagent_scenario import parse_scenario
-    from reference_impl.subagents import canonical_json, run, trace_json
+    from agent_tck.reference_impl.errors import TckError
+    from agent_tck.reference_impl.subagent_scenario import parse_scenario
+    from agent_tck.reference_impl.subagents import canonical_json, run, trace_json
+
+    from ..compare import first_difference
+    from ..outcome import Output, Rejected
 
     target = None
     if args.impl:
-        from harness.session import open_target
+        from ..session import open_target
 
         target, _, _ = open_target(args.impl, args.timeout)
     status = 0
@@ -88,8 +89,9 @@ def subagents_command(args: argparse.Namespace) -> int:
 def _document(path: Path) -> Any:
     """A scenario file's document: YAML (``.yaml``, ``.yml``) without aliases, else strict
     JSON; a ValueError (YAMLInputError, StrictJSONError, UnicodeDecodeError) names the line."""
-    from harness.safe_yaml import load
-    from reference_impl.strict_json import loads
+    from agent_tck.reference_impl.strict_json import loads
+
+    from ..safe_yaml import load
 
     data = path.read_bytes()
     if path.suffix.lower() in (".yaml", ".yml"):

@@ -1,12 +1,12 @@
 """Descriptor of the block-omission family (harness.families)."""
 
-from harness.families import Family
+from . import Family
 
 FAMILY = Family(
     name="block-omission",
     prefix="BO",
     order=10,
-    operations=("reference_impl.ops.serialize",),
+    operations=("agent_tck.reference_impl.ops.serialize",),
     compare={"anthropic.serialize": "anthropic-messages", "openai.serialize": "openai-chat"},
     description="note 000, what the serializers omit from user and tool-result input",
 )

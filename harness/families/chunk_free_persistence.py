@@ -1,12 +1,12 @@
 """Descriptor of the chunk-free-persistence family (harness.families)."""
 
-from harness.families import Family
+from . import Family
 
 FAMILY = Family(
     name="chunk-free-persistence",
     prefix="CFP",
     order=30,
-    operations=("reference_impl.ops.session_log",),
+    operations=("agent_tck.reference_impl.ops.session_log",),
     compare={"session.resume": "canonical-history"},
     description="note 001, the session log",
 )

@@ -1,12 +1,12 @@
 """Descriptor of the in-history-update family (harness.families)."""
 
-from harness.families import Family
+from . import Family
 
 FAMILY = Family(
     name="in-history-update",
     prefix="IHU",
     order=20,
-    operations=("reference_impl.ops.serialize",),
+    operations=("agent_tck.reference_impl.ops.serialize",),
     compare={"anthropic.serialize": "anthropic-messages", "openai.serialize": "openai-chat"},
     description="note 000, system messages inside the history",
 )

@@ -1,11 +1,11 @@
 """Descriptor of the message-parts family (harness.families)."""
 
-from harness.families import Family
+from . import Family
 
 FAMILY = Family(
     name="message-parts",
     prefix="MP",
     order=40,
-    operations=("reference_impl.ops.message_parts",),
+    operations=("agent_tck.reference_impl.ops.message_parts",),
     description="note 002, streamed output reconciled into message parts",
 )

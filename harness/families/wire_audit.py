@@ -1,12 +1,12 @@
 """Descriptor of the wire-audit family (harness.families)."""
 
-from harness.families import Family
+from . import Family
 
 FAMILY = Family(
     name="wire-audit",
     prefix="WA",
     order=70,
-    operations=("reference_impl.ops.wire",),
-    wire_checks=("reference_impl.wire_rules",),
+    operations=("agent_tck.reference_impl.ops.wire",),
+    wire_checks=("agent_tck.reference_impl.wire_rules",),
     description="rules checked only on captured provider traffic",
 )

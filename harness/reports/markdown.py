@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import re
 
-from harness.reports._text import one_line
-from harness.reports.stream import NOT_CONFORMANT, RECOMMENDED, CaseResult, RuleInfo, Run
+from ._text import one_line
+from .stream import NOT_CONFORMANT, RECOMMENDED, CaseResult, RuleInfo, Run
 
 MAX_RULES = 20  # failing rules listed
 MAX_CASES = 3  # failing cases listed per rule

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from reference_impl import developer_messages as dm
-from reference_impl import developer_projection as projection
-from reference_impl.errors import TckError
+from .. import developer_messages as dm
+from .. import developer_projection as projection
+from ..errors import TckError
 
 
 def _object(payload: Any) -> Mapping[str, Any]:

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from reference_impl.errors import TckError
-from reference_impl.message_parts import State, reconcile
-from reference_impl.parts_views import (
+from ..errors import TckError
+from ..message_parts import State, reconcile
+from ..parts_views import (
     answer_view,
     branches_view,
     parse_marks,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from reference_impl import model, serialize_anthropic, serialize_openai
+from .. import model, serialize_anthropic, serialize_openai
 
 
 def anthropic_serialize(payload: Any) -> dict[str, Any]:

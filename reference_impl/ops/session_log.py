@@ -12,10 +12,10 @@ import binascii
 from collections.abc import Mapping
 from typing import Any
 
-from reference_impl import session_log as sl
-from reference_impl import session_recorder as rec
-from reference_impl import session_views as views
-from reference_impl.errors import TckError
+from .. import session_log as sl
+from .. import session_recorder as rec
+from .. import session_views as views
+from ..errors import TckError
 
 INVALID_INPUT = "INVALID_INPUT"
 
@@ -81,7 +81,7 @@ def resume(payload: Any) -> dict[str, Any]:
 
 
 def _serialize(operation: str, payload: Any) -> Any:
-    from reference_impl.ops import OPERATIONS  # at call time: discovery has finished by then
+    from . import OPERATIONS  # at call time: discovery has finished by then
 
     history, tools = views.resume(_read(payload), _user(payload))
     serializer = OPERATIONS.get(operation)

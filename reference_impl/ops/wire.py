@@ -13,9 +13,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from reference_impl.conversations import track
-from reference_impl.errors import TckError
-from reference_impl.wire_rules import check_exchange
+from ..conversations import track
+from ..errors import TckError
+from ..wire_rules import check_exchange
 
 
 def _exchange(value: Any, pointer: str) -> Mapping[str, Any]:

@@ -16,4 +16,4 @@ from pathlib import Path
 _HERE = Path(__file__).resolve().parent
 _CHECKOUT = _HERE.parent.parent
 if not (_HERE / "harness").is_dir() and (_CHECKOUT / "harness" / "__init__.py").is_file():
-    __path__[:] = [str(_CHECKOUT), str(_HERE)]  # noqa: F821 - set by the import system
+    __path__[:] = [str(_CHECKOUT), str(_HERE)]
