@@ -16,12 +16,12 @@ from pathlib import Path
 
 import pytest
 
-import agent_tck.reference_impl.ops
 from agent_tck.harness import families
 from agent_tck.harness.catalogue import load_catalogue
 from agent_tck.harness.compare import _normalizers
 from agent_tck.harness.errors import HarnessError
 from agent_tck.harness.vectors import load_cases, load_file
+from agent_tck.reference_impl import ops as reference_ops
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures"
@@ -52,9 +52,9 @@ def test_every_catalogue_and_vector_family_has_a_descriptor_with_its_prefix():
 def test_descriptors_name_every_operations_module_of_the_reference():
     named = {m for f in families.families() for m in f.operations}
     modules = {f"agent_tck.reference_impl.ops.{i.name}" for i in pkgutil.iter_modules(
-        agent_tck.reference_impl.ops.__path__)}
+        reference_ops.__path__)}
     assert named == modules
-    assert families.operations() == agent_tck.reference_impl.ops.OPERATIONS
+    assert families.operations() == reference_ops.OPERATIONS
 
 
 def test_default_modes_are_known_modes_of_operations_the_family_defines():
@@ -156,7 +156,7 @@ def test_a_rule_of_another_family_cited_by_a_selected_case_gates_the_run():
     from agent_tck.harness.targets import InProcessTarget
 
     def no_bo_001(payload):
-        return [f for f in agent_tck.reference_impl.ops.OPERATIONS["wire.check"](payload)
+        return [f for f in reference_ops.OPERATIONS["wire.check"](payload)
                 if f["rule"] != "BO-001"]
 
     filters = Filters(("wire-audit",))
@@ -164,7 +164,7 @@ def test_a_rule_of_another_family_cited_by_a_selected_case_gates_the_run():
              if not any(rid.startswith("WA-") for rid in c.rules)]
     head = header(load_catalogue(), cases, filters, target_info={},
                   implementation={"name": "drops BO-001"})
-    target = InProcessTarget({**agent_tck.reference_impl.ops.OPERATIONS, "wire.check": no_bo_001})
+    target = InProcessTarget({**reference_ops.OPERATIONS, "wire.check": no_bo_001})
     records = list(execute(target, cases, head))
     failing = {rid for r in records[1:-1] if r["status"] == "fail" for rid in r["rules"]}
     assert failing == {"BO-001"}
