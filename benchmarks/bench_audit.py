@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "src"))  # agent_tck, when the checkout is not installed
 
 from agent_tck.harness.audit.engine import RECENT_AUDITS  # noqa: E402
 from agent_tck.harness.commands.audit import find_mitmdump, mitmdump_command  # noqa: E402

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "src"))  # agent_tck, when the checkout is not installed
 
 from agent_tck.reference_impl import session_log as sl  # noqa: E402
 from agent_tck.reference_impl import session_recorder as rec  # noqa: E402
@@ -201,7 +201,7 @@ sys.exit(code)
 def _peak_rss_mb(code: str, path: Path) -> float:
     done = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True,
                           text=True, cwd=ROOT, check=False, timeout=3600,
-                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+                          env={**os.environ, "PYTHONPATH": str(ROOT / "src")})
     if done.returncode != 0:
         raise SystemExit(f"child failed ({done.returncode}): {done.stdout}{done.stderr}")
     return int(done.stdout.strip().splitlines()[-1]) / 1024  # ru_maxrss is in KiB on Linux

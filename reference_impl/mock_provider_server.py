@@ -60,7 +60,7 @@ IDLE_TIMEOUT_SECONDS = 30.0
 
 def load_openapi_document() -> dict[str, Any]:
     """The mock's OpenAPI document (reference_impl/openapi/mock-provider.openapi.json)."""
-    path = resources.files("reference_impl").joinpath(*OPENAPI_RESOURCE)
+    path = resources.files(__package__).joinpath(*OPENAPI_RESOURCE)
     return json.loads(path.read_text(encoding="utf-8"))
 
 

@@ -76,7 +76,8 @@ def test_the_unpacked_wheel_runs_the_suite_outside_the_checkout(wheels, tmp_path
     env = {**os.environ, "PYTHONPATH": str(site)}  # before the editable install's entry
     probe = subprocess.run(
         [sys.executable, "-c", "import agent_tck.harness.data as d, agent_tck.reference_impl as r;"
-         "print(d.vectors_dir()); print(r.__file__)"],
+         "from agent_tck.reference_impl.mock_provider_server import load_openapi_document as o;"
+         "o(); print(d.vectors_dir()); print(r.__file__)"],
         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120, check=True)
     assert probe.stdout.split() == [str(site / "agent_tck" / "vectors"),
                                     str(site / "agent_tck" / "reference_impl" / "__init__.py")]

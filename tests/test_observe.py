@@ -43,9 +43,11 @@ def bo008_run(command: str, env: dict[str, str] | None = None) -> tuple[list[dic
 def mutated(name: str, tmp_path: Path) -> dict[str, str]:
     mutant = next(m for m in load_mutants() if m.name == name)
     copy = tmp_path / name
-    shutil.copytree(PACKAGE, copy / "reference_impl",
+    package = copy / "agent_tck"  # the adapter imports agent_tck.reference_impl: this copy's
+    shutil.copytree(PACKAGE, package / "reference_impl",
                     ignore=shutil.ignore_patterns("__pycache__"))
-    apply(mutant, copy / "reference_impl")
+    (package / "__init__.py").write_text('"""A mutated reference implementation."""\n')
+    apply(mutant, package / "reference_impl")
     return {"PYTHONPATH": os.pathsep.join([str(copy), os.environ.get("PYTHONPATH", "")])}
 
 

@@ -1,4 +1,4 @@
-"""Rewrite the repository to the installed import names ``agent_tck.harness`` and
+r"""Rewrite the repository to the installed import names ``agent_tck.harness`` and
 ``agent_tck.reference_impl`` (src/agent_tck/__init__.py says why). Idempotent: run it after
 any merge; ``--check`` changes nothing and exits 1 naming every file it would change.
 
@@ -23,6 +23,13 @@ What it rewrites, in every file git knows (tracked or new, not ignored):
 It does not rewrite, but names (exit 1), an unaliased ``import agent_tck.x.y`` (see
 :func:`unaliased`). Docstrings and comments of Python files keep naming modules by folder
 (``harness.audit.engine``): a script cannot re-wrap prose to the line limit.
+
+Not found by any pattern, so checked by a person after a merge: code that spells a package
+name without a dot (``"reference_impl"``, ``startswith("harness.")``, a ``PACKAGES`` tuple) or
+walks a package by path; ``git grep -nE '"(harness|reference_impl)\.?"' -- '*.py'`` lists it.
+The mutants worker swaps the mutated copy in through ``agent_tck.__path__``; module discovery
+uses ``__package__`` or a package's ``__name__``. Then ``ruff check .`` (a rewritten code line
+is 10 characters longer) and the tests.
 """
 
 from __future__ import annotations

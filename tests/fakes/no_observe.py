@@ -1,6 +1,6 @@
 """The reference adapter without the protocol 1.1 ``observe`` capability (a protocol 1.0 adapter).
 
-Whatever ``reference_impl`` is importable (a mutated copy on PYTHONPATH in tests/test_observe.py)
+Whatever ``agent_tck.reference_impl`` is importable (a mutated copy on PYTHONPATH in test_observe)
 serves the cases; only the handshake's ``observe`` is left out, so the runner never asks.
 """
 
