@@ -7,7 +7,7 @@
    result, a final answer; the model streams in small deltas) and repeating it with fresh
    turn numbers and seq.
 2. Throughput: plain ``json.loads`` of every line of that file versus the streaming reader
-   (``reference_impl.session_log.check``), with the core vocabulary and with the default one
+   (``reference_impl.session_log.format.check``), with the core vocabulary and with the default one
    ``agent-tck check-log`` uses (extensions included). Best of ``--repeat`` runs. Goal: the
    reader at least 0.5x the speed of plain parsing.
 3. Peak memory: the maximum resident set size of a fresh process running
@@ -33,8 +33,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))  # agent_tck, when the checkout is not installed
 
-from agent_tck.reference_impl import session_log as sl  # noqa: E402
-from agent_tck.reference_impl import session_recorder as rec  # noqa: E402
+from reference_impl.session_log import format as sl  # noqa: E402
+from reference_impl.session_log import recorder as rec  # noqa: E402
 
 ANSWER = ("The README describes agent-tck, a conformance kit for agent runtimes. It runs "
           "language-neutral vectors through an adapter and writes reports. ") * 3

@@ -1,9 +1,11 @@
 """Mutation score: the suite tests itself.
 
 A mutant is a seeded fault in the reference implementation: one exact snippet of one module
-replaced by another (``tests/mutants/<family>.yaml``), naming the rules it breaks. Each mutant
-is applied to a fresh copy of ``reference_impl`` and the whole vector suite is run against it
-in process. The mutant is *killed* for a rule when a vector citing that rule fails; every MUST
+replaced by another (``tests/mutants/<family>.yaml``), naming the rules it breaks. Its ``file``
+is relative to the checkout (``reference_impl/serialize/anthropic_messages.py``, or
+``harness/audit/rules.py`` for the audit's own rules). Each mutant is applied to a fresh copy of
+the top-level package holding that file and the whole vector suite is run against it in
+process. The mutant is *killed* for a rule when a vector citing that rule fails; every MUST
 rule of every family with vectors must have a mutant killed on it, and no mutant may survive.
 
 A mutant marked ``survives: true`` is the opposite: an *accepted variant*, another reasonable
@@ -31,7 +33,8 @@ import yaml
 from .errors import HarnessError
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGE = ROOT / "reference_impl"
+#: the top-level packages a fault may target
+PACKAGES = ("reference_impl", "harness")
 MUTANTS_DIR = ROOT / "tests" / "mutants"
 
 
@@ -102,12 +105,12 @@ def load_mutants(folder: Path = MUTANTS_DIR) -> list[Mutant]:
     return mutants
 
 
-def apply(mutant: Mutant, package: Path) -> None:
-    """Apply ``mutant`` to the copy of reference_impl at ``package``; the snippet must occur
-    exactly once (so a refactor that moves the code makes the mutant fail loudly, not pass)."""
-    target = package / mutant.file
+def apply(mutant: Mutant, root: Path) -> None:
+    """Apply ``mutant`` to the copy of the checkout at ``root``; the snippet must occur exactly
+    once (so a refactor that moves the code makes the mutant fail loudly, not pass)."""
+    target = root / mutant.file
     if not target.is_file():
-        raise HarnessError("MUTANT_INVALID", f"no file reference_impl/{mutant.file}", mutant.where)
+        raise HarnessError("MUTANT_INVALID", f"no file {mutant.file}", mutant.where)
     text = target.read_text(encoding="utf-8")
     count = text.count(mutant.find)
     if count != 1:
@@ -130,13 +133,14 @@ def _worker(paths: Sequence[str]) -> dict[str, Any]:
     results: dict[str, Any] = {}
     package = f"{agent_tck.__name__}.reference_impl"
     for copy in paths:
-        for name in [m for m in sys.modules if m == package or m.startswith(f"{package}.")]:
+        # the copy holds only the mutated top-level package; the other resolves to the checkout
+        for name in [m for m in sys.modules if m.split(".")[0] in PACKAGES]:
             del sys.modules[name]
         agent_tck.__path__.insert(0, copy)  # agent_tck.reference_impl is now the mutated copy
         try:
-            from agent_tck.reference_impl.ops import OPERATIONS
+            from harness.families import operations
 
-            target = InProcessTarget(OPERATIONS)
+            target = InProcessTarget(operations())
             failed: list[list[Any]] = []
             for case in cases:
                 for exp in case.expect:  # as `run` does, with protocol 1.1 observations
@@ -153,16 +157,20 @@ def _worker(paths: Sequence[str]) -> dict[str, Any]:
 
 def run_mutants(mutants: Sequence[Mutant], *, jobs: int = 2,
                 root: Path = ROOT) -> list[Outcome]:
-    """Apply each mutant to a copy of ``root``'s reference_impl; the workers run with ``root``
-    as their working folder, so ``python -m`` imports that checkout's harness."""
-    package = root / "reference_impl"
+    """Apply each mutant to a copy of the top-level package of ``root`` that holds its file;
+    the workers run with ``root`` as their working folder, so ``python -m`` imports that
+    checkout's harness and, for the package a mutant does not touch, the checkout's own."""
     with tempfile.TemporaryDirectory(prefix="agent-tck-mutants-") as tmp:
         copies: dict[str, Mutant] = {}
         for index, mutant in enumerate(mutants):
             copy = Path(tmp) / f"m{index:04d}"
-            shutil.copytree(package, copy / "reference_impl",
+            package = Path(mutant.file).parts[0]
+            if package not in PACKAGES:
+                raise HarnessError("MUTANT_INVALID", f"file {mutant.file!r} is not inside "
+                                   f"{' or '.join(PACKAGES)}/", mutant.where)
+            shutil.copytree(root / package, copy / package,
                             ignore=shutil.ignore_patterns("__pycache__"))
-            apply(mutant, copy / "reference_impl")
+            apply(mutant, copy)
             copies[str(copy)] = mutant
         batches = [list(copies)[i::jobs] for i in range(jobs)]
 

@@ -51,8 +51,8 @@ class InProcessTarget:
         registry: Mapping[str, Callable[[Any], Any]] | None = None,
         name: str = "reference",
     ) -> None:
-        if registry is None:  # reference_impl.ops plus the operations of plug-in families
-            from .families import operations
+        if registry is None:  # the operations every family descriptor names
+            from harness.families import operations
 
             registry = operations()
         self._registry = dict(registry)

@@ -15,16 +15,11 @@ import copy
 import json
 from typing import Any
 
-from agent_tck.reference_impl.mock_provider import (
-    HttpRequest,
-    MockProvider,
-    ProviderState,
-    parse_script,
-)
-from agent_tck.reference_impl.mock_provider_server import load_openapi_document
-from agent_tck.reference_impl.ops.serialize import anthropic_serialize, openai_serialize
-from agent_tck.reference_impl.ops.session_log import resume_anthropic
-from agent_tck.reference_impl.wire_rules import check_exchange
+from harness.audit.rules import check_exchange
+from harness.mock_provider.model import HttpRequest, MockProvider, ProviderState, parse_script
+from harness.mock_provider.server import load_openapi_document
+from reference_impl.serialize.ops import anthropic_serialize, openai_serialize
+from reference_impl.session_log.ops import resume_anthropic
 
 URLS = {"anthropic": "https://api.anthropic.com/v1/messages",
         "openai": "https://api.openai.com/v1/chat/completions"}

@@ -15,16 +15,20 @@ import pytest
 from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 
-from agent_tck.harness.data import vectors_dir
-from agent_tck.harness.outcome import Errored
-from agent_tck.harness.runner import evaluate
-from agent_tck.harness.targets import InProcessTarget
-from agent_tck.harness.vectors import Case, load_file
-from agent_tck.reference_impl import developer_messages as dm
-from agent_tck.reference_impl import developer_projection as projection
-from agent_tck.reference_impl import model, serialize_anthropic, session_log
-from agent_tck.reference_impl.ops import OPERATIONS
-from agent_tck.reference_impl.session_ext_developer_messages import DeveloperAdmission
+from harness.data import vectors_dir
+from harness.families import operations as reference_operations
+from harness.outcome import Errored
+from harness.runner import evaluate
+from harness.targets import InProcessTarget
+from harness.vectors import Case, load_file
+from reference_impl.developer_messages import admission as dm
+from reference_impl.developer_messages import projection
+from reference_impl.serialize import anthropic_messages as serialize_anthropic
+from reference_impl.serialize import model
+from reference_impl.session_log import format as session_log
+from reference_impl.session_log.ext_developer_messages import DeveloperAdmission
+
+OPERATIONS = reference_operations()
 
 FOLDER = vectors_dir() / "developer-messages"
 CASES: list[Case] = [c for p in sorted(FOLDER.glob("*.json")) for c in load_file(p)]
@@ -340,7 +344,7 @@ def test_the_vectors_catch_a_faulty_implementation(name):
 
 def test_an_integral_float_seq_is_the_integer_for_admission_and_the_reader_alike():
     """JSON does not tell 3 from 3.0: the developer admission agrees with the log reader."""
-    from agent_tck.reference_impl.developer_messages import _is_count
+    from reference_impl.developer_messages.admission import _is_count
 
     assert _is_count(3.0) and _is_count(0) and _is_count(7)
     assert not _is_count(3.5) and not _is_count(True) and not _is_count(-1.0)

@@ -6,6 +6,8 @@ operation, declared with ``AGENT_TCK_FAMILIES``; no file of the kit is edited fo
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
 import json
 import os
 import pkgutil
@@ -16,12 +18,12 @@ from pathlib import Path
 
 import pytest
 
-from agent_tck.harness import families
-from agent_tck.harness.catalogue import load_catalogue
-from agent_tck.harness.compare import _normalizers
-from agent_tck.harness.errors import HarnessError
-from agent_tck.harness.vectors import load_cases, load_file
-from agent_tck.reference_impl import ops as reference_ops
+import reference_impl
+from harness import families
+from harness.catalogue import load_catalogue
+from harness.compare import _normalizers
+from harness.errors import HarnessError
+from harness.vectors import load_cases, load_file
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures"
@@ -51,10 +53,14 @@ def test_every_catalogue_and_vector_family_has_a_descriptor_with_its_prefix():
 
 def test_descriptors_name_every_operations_module_of_the_reference():
     named = {m for f in families.families() for m in f.operations}
-    modules = {f"agent_tck.reference_impl.ops.{i.name}" for i in pkgutil.iter_modules(
-        reference_ops.__path__)}
-    assert named == modules
-    assert families.operations() == reference_ops.OPERATIONS
+    modules = set()
+    for info in pkgutil.iter_modules(reference_impl.__path__):
+        if info.ispkg and importlib.util.find_spec(f"reference_impl.{info.name}.ops"):
+            modules.add(f"reference_impl.{info.name}.ops")
+    # the wire-audit family's operations run the audit's own rules, so they live beside them
+    assert named == modules | {"harness.audit.operations"}
+    assert set(families.operations()) == {
+        name for module in named for name in importlib.import_module(module).OPERATIONS}
 
 
 def test_default_modes_are_known_modes_of_operations_the_family_defines():
@@ -66,10 +72,10 @@ def test_default_modes_are_known_modes_of_operations_the_family_defines():
 
 
 def test_wire_checks_are_read_only_from_the_module_the_audit_runs():
-    # harness.audit.engine runs reference_impl.wire_rules and nothing else: a descriptor naming
+    # harness.audit.engine runs harness.audit.rules and nothing else: a descriptor naming
     # another module would claim coverage by checks that never run.
     assert {m for f in families.families() for m in f.wire_checks} == {
-        "agent_tck.reference_impl.wire_rules"}
+        "harness.audit.rules"}
     assert families.wire_checks()
 
 
@@ -156,7 +162,7 @@ def test_a_rule_of_another_family_cited_by_a_selected_case_gates_the_run():
     from agent_tck.harness.targets import InProcessTarget
 
     def no_bo_001(payload):
-        return [f for f in reference_ops.OPERATIONS["wire.check"](payload)
+        return [f for f in families.operations()["wire.check"](payload)
                 if f["rule"] != "BO-001"]
 
     filters = Filters(("wire-audit",))
@@ -164,7 +170,7 @@ def test_a_rule_of_another_family_cited_by_a_selected_case_gates_the_run():
              if not any(rid.startswith("WA-") for rid in c.rules)]
     head = header(load_catalogue(), cases, filters, target_info={},
                   implementation={"name": "drops BO-001"})
-    target = InProcessTarget({**reference_ops.OPERATIONS, "wire.check": no_bo_001})
+    target = InProcessTarget({**families.operations(), "wire.check": no_bo_001})
     records = list(execute(target, cases, head))
     failing = {rid for r in records[1:-1] if r["status"] == "fail" for rid in r["rules"]}
     assert failing == {"BO-001"}

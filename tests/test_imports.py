@@ -1,5 +1,5 @@
-"""Every module of agent_tck (harness/, reference_impl/) imports on its own, and no two import
-each other.
+"""Every module of harness and reference_impl imports on its own, no two import each other, and
+reference_impl does no I/O.
 
 An import cycle works or breaks depending on which module a caller happens to import first, and
 a cycle hidden inside a function (a lazy import) is still two modules that cannot be understood
@@ -172,7 +172,7 @@ def test_every_module_imports_alone_in_a_fresh_interpreter():
         if proc.returncode != 0:
             failures.append(proc.stdout + proc.stderr)
     assert not failures, "\n".join(failures)
-    assert {"agent_tck.harness.cli", "agent_tck.reference_impl.ops"} <= set(names)
+    assert {"harness.cli", "reference_impl.serialize.ops"} <= set(names)
 
 
 def test_the_import_driver_reports_a_module_that_fails():
@@ -181,3 +181,58 @@ def test_the_import_driver_reports_a_module_that_fails():
     assert proc.returncode == 1
     assert proc.stdout.strip() == (
         "no_such_module_xyz: ModuleNotFoundError: No module named 'no_such_module_xyz'")
+
+
+# ---- reference_impl is sans-I/O: no file, socket, clock, process, thread or randomness ----------
+
+#: Standard modules whose use is I/O (files, sockets, the console, processes, threads), a clock or
+#: randomness. ``importlib``/``pkgutil`` stay allowed: discovering our own modules is how the
+#: language loads code (session_log.format finds its ``ext_*`` modules that way), not data I/O.
+IO_MODULES = frozenset({
+    "asyncio", "concurrent", "ctypes", "datetime", "fcntl", "fileinput", "ftplib", "glob", "gzip",
+    "http", "io", "logging", "mmap", "multiprocessing", "os", "pathlib", "random", "secrets",
+    "select", "selectors", "shutil", "signal", "smtplib", "socket", "socketserver", "ssl",
+    "subprocess", "sys", "tempfile", "threading", "time", "urllib", "uuid", "zipfile",
+})
+#: Builtins that read or write the console or a file.
+IO_BUILTINS = frozenset({"open", "print", "input", "breakpoint"})
+#: Our own packages reference_impl may not import (harness is the kit around it).
+NOT_BELOW = ("harness",)
+
+
+def io_uses(source: str) -> list[str]:
+    """What in ``source`` does I/O: imports of IO_MODULES or of the harness, calls of
+    IO_BUILTINS; each as ``line N: what``."""
+    found: list[str] = []
+    for node in ast.walk(ast.parse(source)):
+        names: list[str] = []
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            names = [node.module]
+        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+              and node.func.id in IO_BUILTINS):
+            found.append(f"line {node.lineno}: calls {node.func.id}()")
+        for name in names:
+            top = name.split(".")[0]
+            if top in IO_MODULES or top in NOT_BELOW:
+                found.append(f"line {node.lineno}: imports {name}")
+    return found
+
+
+def test_the_io_check_finds_io():
+    source = ("import os.path\nfrom time import monotonic\nfrom harness.errors import X\n"
+              "def f():\n    import socket\n    print(open('x').read())\n")
+    assert io_uses(source) == [
+        "line 1: imports os.path", "line 2: imports time", "line 3: imports harness.errors",
+        "line 5: imports socket", "line 6: calls print()", "line 6: calls open()"]
+    assert io_uses("import json\nfrom collections.abc import Mapping\n") == []
+
+
+def test_reference_impl_does_no_io():
+    """The design card: reference_impl/ is pure functions and state tables; the adapter, the mock
+    provider and the audit's rules live in harness/."""
+    offenders = {name: uses for name, path in MODULES.items()
+                 if name.split(".")[0] == "reference_impl"
+                 and (uses := io_uses(path.read_text(encoding="utf-8")))}
+    assert offenders == {}

@@ -9,8 +9,9 @@ from typing import Any
 
 import pytest
 
-from agent_tck.reference_impl.errors import TckError
-from agent_tck.reference_impl.message_parts import (
+from harness.families import run_operation
+from reference_impl.errors import TckError
+from reference_impl.message_parts.reconciler import (
     EVENT_FIELDS,
     KIND_FIELDS,
     KINDS,
@@ -22,8 +23,7 @@ from agent_tck.reference_impl.message_parts import (
     feed,
     reconcile,
 )
-from agent_tck.reference_impl.ops import run_operation
-from agent_tck.reference_impl.parts_views import ViewSettings, answer_view, parts_view, project_view
+from reference_impl.message_parts.views import ViewSettings, answer_view, parts_view, project_view
 
 START = {"type": "turn.start", "turn": "t1", "user": {"id": "u1", "author": "a", "text": "q"}}
 PART_EVENTS = ("part.start", "part.delta", "part.final", "part.end", "part.export")

@@ -19,10 +19,10 @@ import pytest
 from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 
-from agent_tck.harness.compare import first_difference
-from agent_tck.harness.jsonschema_util import validate
-from agent_tck.reference_impl.errors import TckError
-from agent_tck.reference_impl.ops import run_operation
+from harness.compare import first_difference
+from harness.families import run_operation
+from harness.jsonschema_util import validate
+from reference_impl.errors import TckError
 
 ROOT = Path(__file__).resolve().parent.parent
 FOLDER = ROOT / "vectors" / "message-parts"
@@ -120,11 +120,11 @@ def test_rejections_name_the_event_that_broke_the_sequence(case: dict[str, Any],
 def test_the_readme_documents_every_operation_and_error_code():
     readme = (FOLDER / "README.md").read_text(encoding="utf-8")
     code = "".join(
-        (ROOT / "reference_impl" / name).read_text(encoding="utf-8")
-        for name in ("message_parts.py", "parts_views.py", "ops/message_parts.py")
+        (ROOT / "reference_impl" / "message_parts" / name).read_text(encoding="utf-8")
+        for name in ("reconciler.py", "views.py", "ops.py")
     )
     codes = set(re.findall(r'"(?:reject:)?([A-Z][A-Z_]{4,})"', code)) - {"ABSENT", "OPEN"}
-    from agent_tck.reference_impl.ops.message_parts import OPERATIONS
+    from reference_impl.message_parts.ops import OPERATIONS
 
     for name in OPERATIONS:
         assert f"`{name}`" in readme, name

@@ -1,4 +1,4 @@
-"""Unit and property tests of the sans-I/O mock provider core (reference_impl.mock_provider).
+"""Unit and property tests of the sans-I/O mock provider core (harness.mock_provider.model).
 
 No sockets here: requests go straight to ``MockProvider.respond`` and the plans it returns are
 read back as bytes. The OpenAPI document's own schemas judge every body the core produces.
@@ -18,8 +18,7 @@ import referencing.jsonschema
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agent_tck.reference_impl.errors import TckError
-from agent_tck.reference_impl.mock_provider import (
+from harness.mock_provider.model import (
     Abort,
     Finish,
     HttpRequest,
@@ -31,8 +30,9 @@ from agent_tck.reference_impl.mock_provider import (
     SendHead,
     parse_script,
 )
-from agent_tck.reference_impl.mock_provider_server import load_openapi_document
-from agent_tck.reference_impl.wire.sse import decode_sse, encode_sse
+from harness.mock_provider.server import load_openapi_document
+from reference_impl.errors import TckError
+from reference_impl.wire.sse import decode_sse, encode_sse
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT_SCHEMA = json.loads(

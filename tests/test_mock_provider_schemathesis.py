@@ -18,13 +18,14 @@ import pytest
 import schemathesis
 from hypothesis import HealthCheck, settings
 
-from agent_tck.reference_impl.mock_provider_server import MockProviderServer, start
+from harness.mock_provider.server import MockProviderServer, start
 
 pytestmark = pytest.mark.slow
 
 DOCUMENT = (
     Path(__file__).resolve().parent.parent
-    / "reference_impl"
+    / "harness"
+    / "mock_provider"
     / "openapi"
     / ("mock-provider.openapi.json")
 )

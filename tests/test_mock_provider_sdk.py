@@ -21,11 +21,7 @@ import httpx2
 import openai
 import pytest
 
-from agent_tck.reference_impl.mock_provider_server import (
-    MockProviderServer,
-    load_openapi_document,
-    start,
-)
+from harness.mock_provider.server import MockProviderServer, load_openapi_document, start
 
 pytestmark = pytest.mark.slow
 
@@ -413,7 +409,8 @@ def test_close_is_prompt_with_idle_connections_and_pending_pauses() -> None:
 def test_openapi_document_file_is_what_is_served() -> None:
     path = (
         Path(__file__).resolve().parent.parent
-        / "reference_impl"
+        / "harness"
+        / "mock_provider"
         / "openapi"
         / ("mock-provider.openapi.json")
     )

@@ -1,4 +1,5 @@
-"""reference_impl.model: parsing the canonical history, and INVALID_HISTORY with its pointer."""
+"""reference_impl.serialize.model: parsing the canonical history, and INVALID_HISTORY with
+its pointer."""
 
 from __future__ import annotations
 
@@ -9,8 +10,8 @@ from pathlib import Path
 import pytest
 from jsonschema import Draft202012Validator
 
-from agent_tck.reference_impl import model
-from agent_tck.reference_impl.errors import TckError
+from reference_impl.errors import TckError
+from reference_impl.serialize import model
 
 SCHEMA = json.loads(
     (Path(__file__).resolve().parent.parent / "vectors/schema/history.schema.json").read_text()

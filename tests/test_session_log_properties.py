@@ -15,9 +15,9 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agent_tck.reference_impl import session_log as sl
-from agent_tck.reference_impl import session_recorder as rec
-from agent_tck.reference_impl import session_views as views
+from reference_impl.session_log import format as sl
+from reference_impl.session_log import recorder as rec
+from reference_impl.session_log import views
 
 SETTINGS = settings(max_examples=60, deadline=None)
 

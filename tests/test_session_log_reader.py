@@ -1,4 +1,5 @@
-"""The session log reader and writer (reference_impl.session_log), family chunk-free-persistence."""
+"""The session log reader and writer (reference_impl.session_log.format), family
+chunk-free-persistence."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 
-from agent_tck.reference_impl import session_log as sl
+from reference_impl.session_log import format as sl
 
 VECTORS = Path(__file__).resolve().parent.parent / "vectors"
 HEADER = {"type": "session", "version": 4, "id": "s-1", "createdAt": 1760000000000}

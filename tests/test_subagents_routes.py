@@ -1,11 +1,11 @@
-"""Adjacency authorization (reference_impl.subagent_routes), case by case, written by hand."""
+"""Adjacency authorization (reference_impl.subagents.routes), case by case, written by hand."""
 
 from __future__ import annotations
 
 import pytest
 
-from agent_tck.reference_impl.subagent_routes import TO_CHILD, TO_PARENT, authorize
-from agent_tck.reference_impl.subagent_scenario import parse_scenario
+from reference_impl.subagents.routes import TO_CHILD, TO_PARENT, authorize
+from reference_impl.subagents.scenario import parse_scenario
 
 #   root ── c1 (running) ── g1 (running) ── gg1 (running)
 #        │               └─ og (one-shot)
@@ -87,7 +87,7 @@ def test_every_other_route_is_rejected_with_its_code(sender, target, code):
 
 
 def test_every_reason_code_is_reachable():
-    from agent_tck.reference_impl.subagent_model import REASON_CODES
+    from reference_impl.subagents.model import REASON_CODES
 
     reached = {code for *_, code in REJECTED} | {"STALE_SENDER", "SEND_CANCELLED"}
     assert reached == set(REASON_CODES)

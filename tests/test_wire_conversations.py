@@ -1,4 +1,4 @@
-"""reference_impl.conversations: grouping by content, prefix stability, forks, linear cost."""
+"""harness.audit.tracker: grouping by content, prefix stability, forks, linear cost."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import agent_tck.reference_impl.conversations as conv
-from agent_tck.reference_impl.conversations import ConversationTracker, track
-from agent_tck.reference_impl.wire.normal_form import normal_head, normal_message
+from harness.audit import tracker as conv
+from harness.audit.tracker import ConversationTracker, track
+from reference_impl.wire.normal_form import normal_head, normal_message
 
 URL = "https://api.anthropic.com/v1/messages"
 SYSTEM = "You are a careful agent."

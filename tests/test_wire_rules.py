@@ -1,4 +1,4 @@
-"""reference_impl.wire_rules: the rule table, the checks, containment, and robustness."""
+"""harness.audit.rules: the rule table, the checks, containment, and robustness."""
 
 from __future__ import annotations
 
@@ -9,9 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agent_tck.harness.catalogue import load_catalogue
-from agent_tck.reference_impl import wire_rules as wr
-from agent_tck.reference_impl.wire_rules import (
+from harness.audit import rules as wr
+from harness.audit.rules import (
     CHECKS,
     RULES,
     WIRE_CHECKS,
@@ -21,6 +20,7 @@ from agent_tck.reference_impl.wire_rules import (
     dialect_of,
     request_headers,
 )
+from harness.catalogue import load_catalogue
 
 CATALOGUE = load_catalogue()
 A_URL = "https://api.anthropic.com/v1/messages"

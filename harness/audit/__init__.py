@@ -1,11 +1,15 @@
 """``agent-tck audit``: rule violations of a live agent, read off its provider traffic.
 
-The rules themselves are pure functions in :mod:`reference_impl.wire_rules` and
-:mod:`reference_impl.conversations`; this package only moves data in and out (STYLE 1, 7):
+The rules themselves are pure functions in :mod:`harness.audit.rules` and
+:mod:`harness.audit.tracker` (no file, socket or clock); the other modules only move data in
+and out (STYLE 1, 7):
 
 =====================  ========================================================================
 module                 role
 =====================  ========================================================================
+``rules``              the wire rules: one exchange -> findings (sans-I/O)
+``tracker``            requests grouped into conversations, cross-request findings (sans-I/O)
+``operations``         the wire-audit family's operations ``wire.check``, ``wire.conversation``
 ``capture``            a captured exchange as bytes (:class:`RawExchange`) and its decoding into
                        the JSON exchange the rules read (content-encoding, JSON, SSE, limits)
 ``readers``            offline captures: mitmproxy flow files, HAR, the JSONL capture format

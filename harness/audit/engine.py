@@ -2,9 +2,9 @@
 
 :class:`Auditor` is fed one :class:`~harness.audit.capture.RawExchange` at a time (by the
 mitmproxy addon as flows complete, or by ``agent-tck audit --read``). For each it decodes the
-bodies, runs the pure wire rules (:func:`reference_impl.wire_rules.audit_exchange`) and places
-the request in a conversation (:class:`reference_impl.conversations.ConversationTracker`).
-It never raises: a check that throws becomes a :class:`~reference_impl.wire_rules.CheckError`
+bodies, runs the pure wire rules (:func:`harness.audit.rules.audit_exchange`) and places
+the request in a conversation (:class:`harness.audit.tracker.ConversationTracker`).
+It never raises: a check that throws becomes a :class:`~harness.audit.rules.CheckError`
 on that exchange, and so does a failure of decoding or tracking. Only summaries are kept
 (method, URL, status, findings), never bodies, so memory stays small on long captures.
 """
@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
-from agent_tck.reference_impl.conversations import Conversation, ConversationTracker
-from agent_tck.reference_impl.wire_rules import (
+from harness.audit.capture import DEFAULT_MAX_BODY, RawExchange, Unauditable, to_exchange
+from harness.audit.rules import (
     WIRE_CHECKS,
     CheckError,
     ExchangeAudit,
@@ -29,6 +29,7 @@ from agent_tck.reference_impl.wire_rules import (
     audit_exchange,
     dialect_of,
 )
+from harness.audit.tracker import Conversation, ConversationTracker
 
 from .capture import DEFAULT_MAX_BODY, RawExchange, Unauditable, to_exchange
 
@@ -50,7 +51,7 @@ def valid_time(value: float | None) -> tuple[float | None, str | None]:
     return float(value), None
 
 
-#: rules a conversation placement checks (see reference_impl.conversations)
+#: rules a conversation placement checks (see harness.audit.tracker)
 CONVERSATION_RULES: tuple[str, ...] = tuple(
     dict.fromkeys((*WIRE_CHECKS["conversation-prefix"], *WIRE_CHECKS["conversation-head"]))
 )

@@ -7,16 +7,16 @@ implementer replays with ``agent-tck run --impl ... --vectors DIR``:
 
 1. **minimize** the captured request by delta debugging (:func:`ddmin`): over its messages, then
    over the blocks of each remaining message, then the tools; a part is dropped when the wire
-   rules (:func:`reference_impl.wire_rules.audit_exchange`) still report the same rule on what
+   rules (:func:`harness.audit.rules.audit_exchange`) still report the same rule on what
    is left and the rest still reconstructs (:func:`still_fails`);
 2. **reconstruct** the canonical history the request was serialized from (:func:`history_of`,
-   the inverse of ``reference_impl/serialize_anthropic.py`` / ``serialize_openai.py`` for the
-   parts a finding needs);
+   the inverse of ``reference_impl/serialize/anthropic_messages.py`` / ``openai_chat.py``
+   for the parts a finding needs);
 3. **blank** the text of every block the finding does not point at (:data:`PLACEHOLDER`), kept
    only when the finding survives it, and scrub what is left with the audit's
    :class:`~harness.audit.redact.Scrubber` (credential-shaped strings are salted hashes);
 4. **expect** what the reference serializer makes of that history (``anthropic.serialize`` or
-   ``openai.serialize`` through :func:`reference_impl.ops.run_operation`): an output, or the
+   ``openai.serialize`` through :mod:`reference_impl.serialize.ops`): an output, or the
    error code when the history has no wire form (BO-005: "rejection of other unsupported
    blocks").
 
@@ -32,9 +32,9 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from agent_tck.reference_impl.errors import TckError
-from agent_tck.reference_impl.ops import run_operation
-from agent_tck.reference_impl.wire_rules import audit_exchange
+from harness.audit.rules import audit_exchange
+from reference_impl.errors import TckError
+from reference_impl.serialize.ops import OPERATIONS as SERIALIZERS
 
 #: rule families a history serializer decides, by rule prefix (a finding of another rule is
 #: not saved); a case goes in a file of its rule's family (harness/families/)
@@ -407,7 +407,7 @@ def _from_openai(body: Mapping[str, Any]) -> dict[str, Any]:
 def expectation(payload: Mapping[str, Any], dialect: str) -> dict[str, Any]:
     """What the reference serializer does with ``payload``: its output, or its error code."""
     try:
-        return {"output": run_operation(_OPERATION[dialect], payload)}
+        return {"output": SERIALIZERS[_OPERATION[dialect]](payload)}
     except TckError as exc:
         return {"error": {"code": exc.code}}
 

@@ -1,15 +1,16 @@
 """``agent-tck check-log FILE...``: validate chunk-free session logs (chunk-free-persistence).
 
 Each file is read once, as a stream, in bounded chunks, by
-:func:`reference_impl.session_log.check`; memory stays flat however long the log, and no line may
-exceed ``--max-line-bytes`` (an endless stream such as ``/dev/zero`` ends with LINE_TOO_LONG, not
-with the machine's memory). A file may be plain JSONL or zstd-framed (the source runtime's default
-``.jsonl.zstd``: concatenated frames; recognised by the frame magic, whatever the name).
+:func:`reference_impl.session_log.format.check`; memory stays flat however long the log, and
+no line may exceed ``--max-line-bytes`` (an endless stream such as ``/dev/zero`` ends with
+LINE_TOO_LONG, not with the machine's memory). A file may be plain JSONL or zstd-framed (the
+source runtime's default ``.jsonl.zstd``: concatenated frames; recognised by the frame magic,
+whatever the name).
 
 Verdicts: a valid log (exit 0), a valid log with warnings (exit 0: a torn final line, or a torn or
 corrupt tail the source runtime's loader drops, which the warning names), an invalid log (exit 1).
 One file's failure never costs the others their verdicts. ``--profile dsh-v4`` adds the source
-runtime's own v4 strictness (:mod:`reference_impl.session_profile_dsh`). ``-`` reads stdin.
+runtime's own v4 strictness (:mod:`reference_impl.session_log.profile_dsh`). ``-`` reads stdin.
 """
 
 from __future__ import annotations
@@ -51,8 +52,8 @@ def read_blocks(handle: BinaryIO, chunk: int = CHUNK_BYTES) -> Iterator[bytes]:
     """The plain bytes of a log, ``chunk`` at a time: zstd frames (recognised by their magic)
     are decompressed frame by frame; a last frame that ends early raises
     LogRejected(TORN_FRAME), which the reader treats as a recoverable tail."""
-    from agent_tck.reference_impl import session_log as sl
-    from agent_tck.reference_impl.dsh_v4 import ZSTD_MAGIC
+    from reference_impl.session_log import format as sl
+    from reference_impl.session_log.dsh_v4 import ZSTD_MAGIC
 
     peek = getattr(handle, "peek", None)
     head = peek(4)[:4] if peek else b""
@@ -93,7 +94,7 @@ def bounded_lines(blocks: Iterable[bytes], max_line: int = MAX_LINE_BYTES) -> It
     an endless line costs at most ``max_line`` plus one block. An error from ``blocks`` (a torn
     zstd frame) is re-raised naming the line it cut.
     """
-    from agent_tck.reference_impl import session_log as sl
+    from reference_impl.session_log import format as sl
 
     pending = b""
     number = 0
@@ -125,7 +126,7 @@ def bounded_lines(blocks: Iterable[bytes], max_line: int = MAX_LINE_BYTES) -> It
 
 
 def _too_long(line: int, max_line: int) -> Exception:
-    from agent_tck.reference_impl import session_log as sl
+    from reference_impl.session_log import format as sl
 
     return sl.LogRejected(sl.LogError(
         sl.LINE_TOO_LONG, line, f"line {line} is longer than {max_line} bytes (no newline within "
@@ -138,11 +139,11 @@ def check_file(path: str, stdin: BinaryIO | None = None, *, profile: str = "defa
 
     Never raises: an unreadable file or an internal fault is this file's error value.
     """
-    from agent_tck.reference_impl import session_log as sl
+    from reference_impl.session_log import format as sl
 
     vocabulary = sl.default_vocabulary()
     if profile == "dsh-v4":
-        from agent_tck.reference_impl import session_profile_dsh
+        from reference_impl.session_log import profile_dsh as session_profile_dsh
 
         vocabulary = session_profile_dsh.vocabulary(vocabulary)
     try:

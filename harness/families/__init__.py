@@ -144,18 +144,34 @@ def _modules_attr(attr: str, modules: tuple[str, ...]) -> dict[str, Any]:
     return out
 
 
-def operations() -> dict[str, Callable[[Any], Any]]:
-    """The in-process reference implementation: ``reference_impl.ops`` plus the ``operations``
-    modules of every descriptor. One name defined by two different functions is an error."""
-    from agent_tck.reference_impl.ops import OPERATIONS
+Operation = Callable[[Any], Any]
 
-    found: dict[str, Callable[[Any], Any]] = dict(OPERATIONS)
-    for family in families():
+
+@cache
+def _operations(plugins: str) -> dict[str, Operation]:
+    found: dict[str, Operation] = {}
+    for family in _discover(plugins):
         for name, fn in _modules_attr("OPERATIONS", family.operations).items():
             if found.setdefault(name, fn) is not fn:
                 raise HarnessError("FAMILY_INVALID", f"operation {name!r} of family "
                                    f"{family.name!r} is already defined elsewhere")
     return dict(sorted(found.items()))
+
+
+def operations() -> dict[str, Operation]:
+    """The in-process reference implementation: operation name -> pure function, gathered from
+    the ``operations`` modules of every descriptor (``reference_impl/<family>/ops.py`` for the
+    built-in families). Each module defines ``OPERATIONS: dict[str, Callable]``; a function takes
+    a vector case's ``input`` (plain JSON) and returns its output (plain JSON) or raises
+    :class:`reference_impl.errors.TckError`. One name defined by two different functions is an
+    error."""
+    return dict(_operations(os.environ.get(ENV, "")))
+
+
+def run_operation(name: str, payload: Any) -> Any:
+    """Run one operation in process; raises KeyError for an unknown name, TckError for a
+    rejection."""
+    return _operations(os.environ.get(ENV, ""))[name](payload)
 
 
 def wire_checks() -> dict[str, tuple[str, ...]]:

@@ -6,7 +6,7 @@ FAMILY = Family(
     name="wire-audit",
     prefix="WA",
     order=70,
-    operations=("agent_tck.reference_impl.ops.wire",),
-    wire_checks=("agent_tck.reference_impl.wire_rules",),
+    operations=("harness.audit.operations",),
+    wire_checks=("harness.audit.rules",),
     description="rules checked only on captured provider traffic",
 )

@@ -1,7 +1,7 @@
 """The provider wire model: one normal form of a request, one reply reader, one SSE codec.
 
-Shared by vector comparison (``harness.compare``), the audit (``reference_impl.conversations``,
-``reference_impl.wire_rules``) and the mock provider (``reference_impl.mock_provider``):
+Shared by vector comparison (``harness.compare``), the audit (``harness.audit.tracker``,
+``harness.audit.rules``) and the mock provider (``harness.mock_provider.model``):
 
 =====================  =========================================================================
 ``dialects``           the two wire formats by name (``ANTHROPIC``, ``OPENAI``)

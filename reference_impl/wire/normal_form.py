@@ -1,7 +1,7 @@
 """The one normal form of a provider request: what the provider sees, nothing else.
 
 Used by vector comparison (``harness.compare``, purpose ``compare``) and by the audit's
-conversation tracker (:mod:`reference_impl.conversations`, purpose ``track``). Every
+conversation tracker (:mod:`harness.audit.tracker`, purpose ``track``). Every
 equivalence applied here is a row of :mod:`reference_impl.wire.equivalences` (its reason is
 there), marked ``# EQ <key>`` where it is applied. All functions are pure: they return new
 values and never modify their argument; a value not shaped like a request raises
@@ -44,7 +44,7 @@ _MERGED_ROLES = {ANTHROPIC: frozenset({"user", "assistant", "system"}),
 
 
 # EQ key-order: nothing to rewrite - normal forms are compared as JSON values (harness.compare)
-# or fingerprinted with members sorted by key (reference_impl.conversations.fingerprint).
+# or fingerprinted with members sorted by key (harness.audit.tracker.fingerprint).
 
 
 class NotARequest(ValueError):

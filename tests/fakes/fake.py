@@ -22,7 +22,7 @@ import subprocess
 import sys
 import time
 
-from agent_tck.reference_impl.adapter import handle
+from harness.reference_adapter import handle
 
 MODES: dict[str, str] = {}
 for arg in sys.argv[1:]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import sys
 
-from agent_tck.reference_impl.adapter import handle
+from harness.reference_adapter import handle
 
 
 def flatten(history: list) -> list:

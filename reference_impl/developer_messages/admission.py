@@ -1,0 +1,806 @@
+"""Developer messages: admission, reading and writing of ``developer/message`` records (DM-*).
+
+Spec: 004_722d83801ee0b82d.txt ("Developer messages for incremental session changes").
+Sans-I/O: every function takes parsed JSON log lines (the session header first, then event
+envelopes ``{type, seq, time, data, ignorable?}``) and returns values or raises
+:class:`DeveloperMessageError`. Nothing here reads a file, a clock or the current tool registry.
+
+The shapes are the source runtime's:
+
+* ``developer/message`` data ``{turn, step, message, headerSeq?}``; the message is
+  ``{role: "developer", content: [...]}`` with blocks ``{type: "tool-addition", toolName}`` and
+  ``{type: "tool-removal", toolName}``;
+* ``request/header`` data ``{header: {tools: [ToolSchema...], ...}, ...}`` with ToolSchema
+  ``{name, description, parameters, deferLoading?}``;
+* ``step/start`` / ``step/end`` ``{turn, step}`` and ``turn/end`` ``{turn}`` open and close steps.
+
+Checks are table-driven where the note enumerates (reference faults, message slots) and each
+carries its rule ID and a few words of the note.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any, Final
+
+from reference_impl.errors import TckError
+from reference_impl.session_log.format import VOCABULARY, default_vocabulary
+from reference_impl.session_log.surface import Surface, replacement_range, source_seqs
+
+# ---------------------------------------------------------------------------------------------
+# Errors: a stable code, the event's seq and the rule it breaks.
+
+
+@dataclass(eq=True)  # not frozen, like TckError: Python sets __traceback__ on it
+class DeveloperMessageError(TckError):
+    """A rejection naming the offending event (``seq``) and the catalogue rule (``rule``)."""
+
+    seq: int | None = None
+    rule: str = ""
+
+
+#: code -> the rule whose breach it reports (documented in vectors/developer-messages/README.md)
+ERROR_CODES: Final[Mapping[str, str]] = MappingProxyType(
+    {
+        "DM_MALFORMED": "DM-027",
+        "DM_ROLE_MISMATCH": "DM-036",
+        "DM_ROLE_CONFINED": "DM-037..DM-042",
+        "DM_TOOL_CHANGE_NOT_DEVELOPER": "DM-043",
+        "DM_STEP_NOT_OPEN": "DM-031",
+        "DM_INLINE_DEFINITION": "DM-009",
+        "DM_HEADER_SEQ_MISSING": "DM-002",
+        "DM_HEADER_SEQ_FORWARD": "DM-003",
+        "DM_HEADER_SEQ_UNKNOWN": "DM-004",
+        "DM_HEADER_SEQ_NOT_HEADER": "DM-005",
+        "DM_HEADER_SEQ_UNEXPECTED": "DM-011",
+        "DM_DEFINITION_MISSING": "DM-007",
+        "DM_DEFINITION_AMBIGUOUS": "DM-006",
+        "DM_DEFINITION_INCOMPLETE": "DM-008",
+        "DM_REFERENCED_HEADER_DROPPED": "DM-025",
+        "DM_REPLACEMENT_UNCITED": "DM-050",
+        "DM_PROTECTED_HEAD_SHADOWED": "DM-051",
+    }
+)
+
+
+def _reject(
+    code: str, rule: str, seq: int | None, pointer: str, what: str
+) -> DeveloperMessageError:
+    where = f"seq {seq}" if seq is not None else "log"
+    return DeveloperMessageError(code, f"{rule} ({where}): {what}", pointer, seq, rule)
+
+
+# ---------------------------------------------------------------------------------------------
+# Frozen JSON: values read from a log never change under the reader's feet (STYLE 9).
+
+Json = Any  # None | bool | int | float | str | tuple[Json, ...] | Mapping[str, Json]
+
+
+def freeze(value: Json) -> Json:
+    """A deep, read-only copy of a JSON value (objects become mapping proxies, arrays tuples)."""
+    if isinstance(value, Mapping):
+        return MappingProxyType({str(k): freeze(v) for k, v in value.items()})
+    if isinstance(value, list | tuple):
+        return tuple(freeze(v) for v in value)
+    return value
+
+
+def thaw(value: Json) -> Json:
+    """Plain ``dict`` / ``list`` JSON from a frozen value (a fresh copy every call)."""
+    if isinstance(value, Mapping):
+        return {k: thaw(v) for k, v in value.items()}
+    if isinstance(value, tuple | list):
+        return [thaw(v) for v in value]
+    return value
+
+
+# Plain isinstance checks against concrete types: the session log reader calls this module once
+# per event (``agent-tck check-log``), so the hot path avoids ABC checks.
+_OBJECTS: Final = (dict, MappingProxyType)
+_ARRAYS: Final = (list, tuple)
+
+
+def _is_count(value: Json) -> bool:
+    # bool is not a count; 3.0 is 3 (JSON does not tell them apart, nor does the log reader)
+    if type(value) is float:
+        return value.is_integer() and value >= 0
+    return type(value) is int and value >= 0
+
+
+def _is_object(value: Json) -> bool:
+    return isinstance(value, _OBJECTS)
+
+
+def _is_array(value: Json) -> bool:
+    return isinstance(value, _ARRAYS)
+
+
+# ---------------------------------------------------------------------------------------------
+# The typed model of what this family interprets; everything else rides along untouched.
+
+ADDITION: Final = "tool-addition"
+REMOVAL: Final = "tool-removal"
+TOOL_CHANGES: Final = frozenset({ADDITION, REMOVAL})
+HEADER_EVENT: Final = "request/header"
+DEVELOPER_EVENT: Final = "developer/message"
+
+
+@dataclass(frozen=True)
+class ToolChange:
+    """One tool-addition or tool-removal block; ``extra`` keeps every other field of the block."""
+
+    type: str
+    tool_name: str
+    extra: Mapping[str, Json] = field(default_factory=lambda: MappingProxyType({}))
+
+    def to_json(self) -> dict[str, Json]:
+        return {**thaw(self.extra), "type": self.type, "toolName": self.tool_name}
+
+
+@dataclass(frozen=True)
+class OtherBlock:
+    """A developer content block this family does not interpret (future developer content)."""
+
+    raw: Json
+
+    def to_json(self) -> Json:
+        return thaw(self.raw)
+
+
+@dataclass(frozen=True)
+class DeveloperMessage:
+    role: str
+    content: tuple[ToolChange | OtherBlock, ...]
+    extra: Mapping[str, Json]
+
+    def to_json(self) -> dict[str, Json]:
+        return {
+            **thaw(self.extra),
+            "role": self.role,
+            "content": [block.to_json() for block in self.content],
+        }
+
+
+@dataclass(frozen=True)
+class DeveloperData:
+    turn: int
+    step: int
+    message: DeveloperMessage
+    header_seq: int | None  # None: the field is absent
+    extra: Mapping[str, Json]
+
+    def to_json(self) -> dict[str, Json]:
+        out: dict[str, Json] = {
+            **thaw(self.extra),
+            "turn": self.turn,
+            "step": self.step,
+            "message": self.message.to_json(),
+        }
+        if self.header_seq is not None:
+            out["headerSeq"] = self.header_seq
+        return out
+
+
+@dataclass(frozen=True)
+class Event:
+    """One envelope. ``data`` is typed for developer/message, frozen raw JSON otherwise."""
+
+    type: str
+    seq: int
+    data: DeveloperData | Json
+    extra: Mapping[str, Json]  # time, ignorable, sourceEventSeqs, surfaceOp, unknown fields
+
+    def to_json(self) -> dict[str, Json]:
+        data = self.data.to_json() if isinstance(self.data, DeveloperData) else thaw(self.data)
+        return {**thaw(self.extra), "type": self.type, "seq": self.seq, "data": data}
+
+
+@dataclass(frozen=True)
+class SessionLog:
+    header: Mapping[str, Json]
+    events: tuple[Event, ...]
+
+    def to_json(self) -> list[Json]:
+        return [thaw(self.header), *(event.to_json() for event in self.events)]
+
+
+def _without(obj: Mapping[str, Json], *keys: str) -> Mapping[str, Json]:
+    return MappingProxyType({k: v for k, v in obj.items() if k not in keys})
+
+
+def _read_developer_data(data: Mapping[str, Json]) -> DeveloperData:
+    message = data["message"]
+    blocks: list[ToolChange | OtherBlock] = []
+    for block in message["content"]:
+        if _is_object(block) and block.get("type") in TOOL_CHANGES:
+            blocks.append(
+                ToolChange(block["type"], block["toolName"], _without(block, "type", "toolName"))
+            )
+        else:
+            blocks.append(OtherBlock(block))
+    return DeveloperData(
+        turn=data["turn"],
+        step=data["step"],
+        message=DeveloperMessage(
+            message["role"], tuple(blocks), _without(message, "role", "content")
+        ),
+        header_seq=data.get("headerSeq"),
+        extra=_without(data, "turn", "step", "message", "headerSeq"),
+    )
+
+
+def read_log(lines: Sequence[Json]) -> SessionLog:
+    """Read admitted log lines into the typed model (call :func:`admit` first)."""
+    frozen = freeze(list(lines))
+    events = []
+    for line in frozen[1:]:
+        data = line.get("data")
+        if line["type"] == DEVELOPER_EVENT:
+            data = _read_developer_data(data)
+        events.append(Event(line["type"], line["seq"], data, _without(line, "type", "seq", "data")))
+    return SessionLog(frozen[0], tuple(events))
+
+
+def write_log(log: SessionLog) -> list[Json]:
+    """The JSON lines of a log: every field read, interpreted or not, is written back."""
+    return log.to_json()
+
+
+# ---------------------------------------------------------------------------------------------
+# Known vocabulary: where ordinary messages live (the developer role is confined, DM-037..042).
+
+Slot = Callable[[Mapping[str, Json]], Iterator[tuple[str, Json]]]
+
+
+def _data_is_message(data: Mapping[str, Json]) -> Iterator[tuple[str, Json]]:
+    # user/message: the source runtime stores the message as the data itself; a {message}
+    # wrapper is read too.
+    if "role" in data or "content" in data:
+        yield "", data
+    elif "message" in data:
+        yield "/message", data["message"]
+
+
+def _field(name: str) -> Slot:
+    def slot(data: Mapping[str, Json]) -> Iterator[tuple[str, Json]]:
+        if name in data:
+            yield f"/{name}", data[name]
+
+    return slot
+
+
+def _array(name: str) -> Slot:
+    def slot(data: Mapping[str, Json]) -> Iterator[tuple[str, Json]]:
+        items = data.get(name)
+        if _is_array(items):
+            for index, item in enumerate(items):
+                yield f"/{name}/{index}", item
+
+    return slot
+
+
+#: event type -> (where its ordinary messages are, the rule confining the developer role there)
+MESSAGE_SLOTS: Final[Mapping[str, tuple[Slot, str]]] = MappingProxyType(
+    {
+        "user/message": (_data_is_message, "DM-037"),
+        "assistant/message": (_field("message"), "DM-038"),
+        "assistant/attempt": (_field("message"), "DM-038"),
+        "tool/result": (_field("message"), "DM-039"),
+        "system/message": (_field("message"), "DM-040"),
+        "agent/inbox/spliced": (_array("inserted"), "DM-041"),
+        "session/title-llm-request": (_array("messages"), "DM-042"),
+    }
+)
+
+#: content arrays outside messages that may not carry tool-change blocks either (DM-043)
+CONTENT_SLOTS: Final[Mapping[str, tuple[str, ...]]] = MappingProxyType(
+    {"compaction/summary": ("summary", "rawOutput")}
+)
+
+#: events placed on the model surface (surfaceOp; reference_impl.session_log.surface)
+SURFACE_EVENTS: Final = frozenset({"system/message", "user/message", "developer/message",
+                                   "assistant/message", "tool/result"})
+
+#: events whose data may embed the step's compact raw stream (CFP-D002)
+STREAM_EVENTS: Final = frozenset({"assistant/message", "assistant/attempt"})
+
+#: the known types whose data :meth:`_Reader.ordinary` reads (any other: nothing to check)
+_SLOTTED: Final = frozenset({*MESSAGE_SLOTS, *CONTENT_SLOTS, *STREAM_EVENTS})
+
+#: the events that open or close steps (:meth:`_Reader.boundaries`)
+_BOUNDARIES: Final = frozenset({"step/start", "step/end", "turn/end"})
+
+#: event types this reader knows without the session log's extensions: the durable vocabulary
+#: and the slots above. Any type outside :func:`known_event_types` is an opaque record it never
+#: interprets.
+KNOWN_EVENT_TYPES: Final = frozenset({*VOCABULARY.validators, *MESSAGE_SLOTS, *CONTENT_SLOTS})
+
+
+@functools.cache
+def known_event_types() -> frozenset[str]:
+    """Every type the session log reader knows, other families' extensions included (called
+    lazily: the extension modules import this one)."""
+    return KNOWN_EVENT_TYPES | frozenset(default_vocabulary().validators)
+
+
+# ---------------------------------------------------------------------------------------------
+# Admission.
+
+
+@dataclass(frozen=True)
+class Change:
+    kind: str  # "addition" | "removal"
+    tool_name: str
+    definition: Mapping[str, Json] | None = None  # additions: the referenced header's schema
+
+    def to_json(self) -> dict[str, Json]:
+        out: dict[str, Json] = {"kind": self.kind, "toolName": self.tool_name}
+        if self.definition is not None:
+            out["definition"] = thaw(self.definition)
+        return out
+
+
+@dataclass(frozen=True)
+class AdmittedDeveloperMessage:
+    seq: int
+    turn: int
+    step: int
+    header_seq: int | None
+    changes: tuple[Change, ...]
+
+    def to_json(self) -> dict[str, Json]:
+        out: dict[str, Json] = {
+            "seq": self.seq,
+            "turn": self.turn,
+            "step": self.step,
+            "changes": [c.to_json() for c in self.changes],
+        }
+        if self.header_seq is not None:
+            out["headerSeq"] = self.header_seq
+        return out
+
+
+@dataclass(frozen=True)
+class Admission:
+    """What admission established: each developer record, resolved, in conversation order."""
+
+    developer_messages: tuple[AdmittedDeveloperMessage, ...]
+
+    @property
+    def active(self) -> Mapping[str, tuple[int, Mapping[str, Json]]]:
+        """Definitions made active by developer records (DM-014: an addition replaces the
+        active same-name definition; DM-015: a removal deactivates the name)."""
+        active: dict[str, tuple[int, Mapping[str, Json]]] = {}
+        for record in self.developer_messages:
+            for change in record.changes:
+                if change.kind == "addition":
+                    assert record.header_seq is not None and change.definition is not None
+                    active[change.tool_name] = (record.header_seq, change.definition)
+                else:
+                    active.pop(change.tool_name, None)
+        return MappingProxyType(active)
+
+    def to_json(self) -> dict[str, Json]:
+        return {
+            "developerMessages": [m.to_json() for m in self.developer_messages],
+            "active": {
+                name: {"headerSeq": seq, "definition": thaw(definition)}
+                for name, (seq, definition) in sorted(self.active.items())
+            },
+        }
+
+
+def is_complete_definition(schema: Json) -> bool:
+    """DM-D002: a complete ToolSchema has a string name and description and object parameters."""
+    return (
+        _is_object(schema)
+        and isinstance(schema.get("name"), str)
+        and isinstance(schema.get("description"), str)
+        and _is_object(schema.get("parameters"))
+    )
+
+
+class _SeqIndex:
+    """What a headerSeq may name, kept small: the runs of seqs seen (one run on a contiguous
+    log), the seqs of opaque records (types outside the vocabulary), and each request/header's
+    tool schemas by name. Memory grows with the headers, not with the events."""
+
+    def __init__(self) -> None:
+        self.known = known_event_types()
+        self.runs: list[list[int]] = []
+        self.opaque: set[int] = set()
+        self.headers: dict[int, dict[str, tuple[Json, ...]]] = {}
+        self.highest = -1
+
+    def add(self, seq: int, etype: str, event: Mapping[str, Json]) -> None:
+        runs = self.runs
+        if seq > self.highest:  # the common case: a new, higher seq
+            if runs and runs[-1][1] + 1 == seq and runs[-1][1] == self.highest:
+                runs[-1][1] = seq
+            else:
+                runs.append([seq, seq])
+            self.highest = seq
+        elif self.kind(seq) is not None:
+            return  # a repeated seq never rebinds what an earlier event established
+        else:
+            runs.append([seq, seq])
+        if etype == HEADER_EVENT:
+            by_name: dict[str, tuple[Json, ...]] = {}
+            for tool in header_tools(event):
+                if _is_object(tool) and isinstance(tool.get("name"), str):
+                    by_name[tool["name"]] = (*by_name.get(tool["name"], ()), tool)
+            self.headers[seq] = by_name
+        elif etype not in self.known:
+            self.opaque.add(seq)
+
+    def kind(self, seq: int) -> str | None:
+        """"header", "opaque", "known" (any other known event) or None (no such event)."""
+        if seq in self.headers:
+            return "header"
+        if seq in self.opaque:
+            return "opaque"
+        for first, last in self.runs:
+            if first <= seq <= last:
+                return "known"
+        return None
+
+
+def header_tools(header_event: Mapping[str, Json]) -> tuple[Json, ...]:
+    """The tool schemas a request/header carries (``data.header.tools``), or none."""
+    data = header_event.get("data")
+    header = data.get("header") if _is_object(data) else None
+    tools = header.get("tools") if _is_object(header) else None
+    return tuple(tools) if _is_array(tools) else ()
+
+
+@dataclass
+class _Reader:
+    """The admission state machine: one pass, one event at a time (a streaming reader)."""
+
+    index: _SeqIndex = field(default_factory=_SeqIndex)
+    open_steps: set[tuple[int, int]] = field(default_factory=set)
+    admitted: list[AdmittedDeveloperMessage] = field(default_factory=list)
+    keep_records: bool = True  # False in the session log hook: validate only, keep memory flat
+    surface: Surface = field(default_factory=Surface)  # surface seqs (one int per surface event)
+
+    # -- ordinary events ----------------------------------------------------------------------
+    def ordinary(self, event: Mapping[str, Json], seq: int, at: str) -> None:
+        if event["type"] not in _SLOTTED:
+            return  # no slot, content array or stream to read (the reader's hot path)
+        data = event.get("data")
+        if not _is_object(data):
+            return  # DM-034: malformed ordinary slots are the decoder's to recover
+        etype = event["type"]
+        if etype in MESSAGE_SLOTS:
+            slot, rule = MESSAGE_SLOTS[etype]
+            for where, message in slot(data):
+                if not _is_object(message):
+                    continue  # DM-034
+                # DM-037..042 "confines developer roles to the developer/message slot"
+                if message.get("role") == "developer":
+                    raise _reject(
+                        "DM_ROLE_CONFINED", rule, seq, f"{at}/data{where}/role",
+                        f"a developer-role message in a {etype} slot; the developer role "
+                        "belongs only in developer/message",
+                    )
+                self.no_tool_changes(message.get("content"), seq, at, "/data", where, "/content")
+        for name in CONTENT_SLOTS.get(etype, ()):
+            self.no_tool_changes(data.get(name), seq, at, "/data/", name)
+        if etype in STREAM_EVENTS:
+            self.no_tool_changes_in_stream(data.get("stream"), seq, f"{at}/data/stream")
+
+    def no_tool_changes_in_stream(self, stream: Json, seq: int, at: str) -> None:
+        """DM-043 inside the compact stream an assistant/message or assistant/attempt embeds
+        (CFP-D002): a chunk entry's block-start ``blockType`` or block-end ``block.type``
+        (session-format-v3-to-v4 README, "embedded assistant block-start/block-end records")."""
+        if not _is_array(stream):
+            return
+        for index, entry in enumerate(stream):
+            chunk = entry.get("chunk") if _is_object(entry) else None
+            if not _is_object(chunk):
+                continue
+            kind = chunk.get("type")
+            tag = (chunk.get("blockType") if kind == "block-start" else
+                   chunk["block"].get("type") if kind == "block-end"
+                   and _is_object(chunk.get("block")) else None)
+            if tag in TOOL_CHANGES:
+                raise _reject(
+                    "DM_TOOL_CHANGE_NOT_DEVELOPER", "DM-043", seq, f"{at}/{index}/chunk",
+                    f"a {tag} block in an assistant stream; tool-change blocks are developer-only",
+                )
+
+    def no_tool_changes(self, content: Json, seq: int, at: str, *under: str) -> None:
+        """DM-043 in one content array; its pointer is ``at`` + ``under`` (joined only for a
+        refusal: this runs for most events of a log)."""
+        if not _is_array(content):
+            return
+        for index, block in enumerate(content):
+            # DM-043 "developer-only tool-change blocks"
+            if _is_object(block) and block.get("type") in TOOL_CHANGES:
+                raise _reject(
+                    "DM_TOOL_CHANGE_NOT_DEVELOPER", "DM-043", seq,
+                    "".join((at, *under, f"/{index}")),
+                    f"a {block['type']} block outside a developer message",
+                )
+
+    def boundaries(self, event: Mapping[str, Json]) -> None:
+        data = event.get("data")
+        if not _is_object(data):
+            return
+        turn, step = data.get("turn"), data.get("step")
+        if event["type"] == "step/start" and _is_count(turn) and _is_count(step):
+            self.open_steps.add((turn, step))
+        elif event["type"] == "step/end":
+            self.open_steps.discard((turn, step))
+        elif event["type"] == "turn/end":
+            self.open_steps = {s for s in self.open_steps if s[0] != turn}
+
+    def step_is_open(self, turn: int, step: int) -> bool:
+        """Started by step/start and not yet closed by step/end or its turn's turn/end."""
+        return (turn, step) in self.open_steps
+
+    # -- developer/message ----------------------------------------------------------------------
+    def developer(self, event: Mapping[str, Json], seq: int, at: str) -> None:
+        data = event.get("data")
+        # DM-027 "developer/message carries the message and its admitting turn/step coordinates"
+        if not _is_object(data):
+            raise _reject("DM_MALFORMED", "DM-027", seq, f"{at}/data",
+                          "developer/message data must be an object")
+        message = data.get("message")
+        if not _is_object(message):
+            raise _reject("DM_MALFORMED", "DM-027", seq, f"{at}/data/message",
+                          "developer/message requires a message object")
+        if "role" not in message:
+            raise _reject("DM_MALFORMED", "DM-027", seq, f"{at}/data/message/role",
+                          "the developer message has no role")
+        # DM-036: the slot holds a developer-role message, whatever extra fields claim (DM-029)
+        if message["role"] != "developer":
+            raise _reject("DM_ROLE_MISMATCH", "DM-036", seq, f"{at}/data/message/role",
+                          f"developer/message carries a {message['role']!r}-role message")
+        for name in ("turn", "step"):
+            if not _is_count(data.get(name)):
+                raise _reject("DM_MALFORMED", "DM-027", seq, f"{at}/data/{name}",
+                              f"developer/message requires an integer {name}")
+        content = message.get("content")
+        if not _is_array(content):
+            raise _reject("DM_MALFORMED", "DM-027", seq, f"{at}/data/message/content",
+                          "the developer message requires a content array")
+        additions: list[tuple[int, Mapping[str, Json]]] = []
+        changes: list[tuple[int, Mapping[str, Json]]] = []
+        for index, block in enumerate(content):
+            where = f"{at}/data/message/content/{index}"
+            if not _is_object(block):
+                raise _reject("DM_MALFORMED", "DM-027", seq, where,
+                              "a content block is not an object")
+            if block.get("type") not in TOOL_CHANGES:
+                continue  # future developer content is unspecified: kept, not interpreted
+            name = block.get("toolName")
+            if not isinstance(name, str) or not name:
+                raise _reject("DM_MALFORMED", "DM-027", seq, f"{where}/toolName",
+                              f"a {block['type']} block requires a non-empty string toolName")
+            # DM-009/DM-010 "reject retired inline definitions"; `tool` is "optional never"
+            if block["type"] == ADDITION and "tool" in block:
+                raise _reject("DM_INLINE_DEFINITION", "DM-009", seq, f"{where}/tool",
+                              "tool-addition must not carry an inline definition (`tool`); "
+                              "bind it through headerSeq instead")
+            changes.append((index, block))
+            if block["type"] == ADDITION:
+                additions.append((index, block))
+        # DM-031 "its admitting turn/step coordinates": the step must be open (DM-030)
+        if not self.step_is_open(data["turn"], data["step"]):
+            raise _reject("DM_STEP_NOT_OPEN", "DM-031", seq, f"{at}/data/step",
+                          f"turn {data['turn']} step {data['step']} is not open")
+        resolved = self.resolve(data, additions, seq, at) if additions else {}
+        if not additions and "headerSeq" in data:
+            # DM-011 "The header reference is absent when the message contains no additions."
+            raise _reject("DM_HEADER_SEQ_UNEXPECTED", "DM-011", seq, f"{at}/data/headerSeq",
+                          "headerSeq without any tool-addition block")
+        if not self.keep_records:
+            return
+        self.admitted.append(
+            AdmittedDeveloperMessage(
+                seq=seq,
+                turn=data["turn"],
+                step=data["step"],
+                header_seq=data["headerSeq"] if additions else None,
+                changes=tuple(
+                    Change("addition", b["toolName"], resolved[i]) if b["type"] == ADDITION
+                    else Change("removal", b["toolName"])
+                    for i, b in changes
+                ),
+            )
+        )
+
+    def resolve(
+        self, data: Mapping[str, Json], additions: list[tuple[int, Mapping[str, Json]]],
+        seq: int, at: str,
+    ) -> dict[int, Mapping[str, Json]]:
+        """DM-001: bind every addition of the event to the one header it names (DM-012)."""
+        pointer = f"{at}/data/headerSeq"
+        if "headerSeq" not in data:
+            # DM-002 (missing); sourceEventSeqs never stands in for it (DM-023)
+            raise _reject("DM_HEADER_SEQ_MISSING", "DM-002", seq, pointer,
+                          "tool additions require a headerSeq naming an earlier request/header")
+        ref = data["headerSeq"]
+        if not _is_count(ref):
+            raise _reject("DM_MALFORMED", "DM-D001", seq, pointer,
+                          f"headerSeq must be a non-negative integer, not {ref!r}")
+        if ref >= seq:  # DM-003 forward (decided by seq order alone, DM-D001)
+            raise _reject("DM_HEADER_SEQ_FORWARD", "DM-003", seq, pointer,
+                          f"headerSeq {ref} is not earlier than the event itself")
+        kind = self.index.kind(ref)
+        if kind in (None, "opaque"):  # DM-004 unknown: no such event, or an opaque record
+            raise _reject("DM_HEADER_SEQ_UNKNOWN", "DM-004", seq, pointer,
+                          f"headerSeq {ref} names no event this reader knows")
+        if kind != "header":  # DM-005 non-header
+            raise _reject("DM_HEADER_SEQ_NOT_HEADER", "DM-005", seq, pointer,
+                          f"headerSeq {ref} names a known event that is not a request/header")
+        tools = self.index.headers[ref]
+        resolved: dict[int, Mapping[str, Json]] = {}
+        for index, block in additions:
+            name = block["toolName"]
+            matches = tools.get(name, ())
+            where = f"{at}/data/message/content/{index}/toolName"
+            if not matches:  # DM-007 / DM-012 "exactly one schema for each added name"
+                raise _reject("DM_DEFINITION_MISSING", "DM-007", seq, where,
+                              f"request/header seq {ref} defines no tool named {name!r}")
+            if len(matches) > 1:  # DM-006 ambiguous
+                raise _reject("DM_DEFINITION_AMBIGUOUS", "DM-006", seq, where,
+                              f"request/header seq {ref} defines {name!r} {len(matches)} times")
+            if not is_complete_definition(matches[0]):  # DM-008, DM-D002
+                raise _reject("DM_DEFINITION_INCOMPLETE", "DM-008", seq, where,
+                              f"the definition of {name!r} in request/header seq {ref} lacks a "
+                              "string description or an object parameters")
+            resolved[index] = matches[0]
+        return resolved
+
+    # -- one line ---------------------------------------------------------------------------
+    def feed(self, index: int, line: Json) -> None:
+        at = f"/log/{index}"
+        if not _is_object(line) or not isinstance(line.get("type"), str) or not _is_count(
+            line.get("seq")
+        ):
+            raise _reject("DM_MALFORMED", "DM-027", None, at,
+                          "an event needs a string type and an integer seq")
+        self.event(line, line["seq"], line["type"], at)
+
+    def event(self, line: Mapping[str, Json], seq: int, etype: str, at: str) -> None:
+        """:meth:`feed` past its envelope check. The session log reader calls this directly:
+        its own envelope check (an object, a string type, an integer seq >= 0) is stricter."""
+        if etype == DEVELOPER_EVENT:
+            # DM-032: an ignorable marker does not establish reader support; checked regardless
+            self.developer(line, seq, at)
+        elif etype in self.index.known:
+            self.ordinary(line, seq, at)
+            if etype in _BOUNDARIES:
+                self.boundaries(line)
+        # any other type is an opaque record: kept, never interpreted
+        if etype in SURFACE_EVENTS:
+            self.place(line, seq, etype, at)
+        self.index.add(seq, etype, line)
+
+    def place(self, event: Mapping[str, Json], seq: int, etype: str, at: str) -> None:
+        """Fold one surface event into the current surface (surfaceOp append or replace)."""
+        span = replacement_range(event)
+        if span is None:
+            self.surface.append(etype, seq)
+            return
+        found = self.surface.span(*span)
+        if found is None:
+            return  # a range off the surface is the format's to refuse (check-log dsh-v4)
+        removed = self.surface.nodes[found[0]:found[1] + 1]
+        developer = etype == DEVELOPER_EVENT
+        if developer:
+            cited = source_seqs(event.get("sourceEventSeqs")) or set()
+            missing = [node for node in removed if node not in cited]
+            if missing:
+                # DM-050 "A replacement ... cites the shadowed surface nodes"
+                raise _reject("DM_REPLACEMENT_UNCITED", "DM-050", seq, f"{at}/sourceEventSeqs",
+                              f"the replacement shadows surface node(s) {missing} its "
+                              "sourceEventSeqs do not cite")
+            content = event["data"]["message"]["content"]
+            if len(content) == 0 and self.surface.protected in removed:
+                # DM-051 "Empty developer content retains its surface position without ...
+                # shadowing the protected system head"
+                raise _reject("DM_PROTECTED_HEAD_SHADOWED", "DM-051", seq, f"{at}/surfaceOp",
+                              f"empty developer content replaces the protected system head "
+                              f"(seq {self.surface.protected})")
+        self.surface.replace(found[0], found[1], etype, seq)
+
+
+def new_reader(*, keep_records: bool = True) -> _Reader:
+    """A fresh streaming admission state (the session log reader's hook uses one per log,
+    without keeping the admitted records)."""
+    return _Reader(keep_records=keep_records)
+
+
+def admit(lines: Sequence[Json], registry: Iterable[Json] | None = None) -> Admission:
+    """Admit a session log's developer records (DM-001..DM-049).
+
+    ``registry`` is the runtime's current tool registry. It is accepted only to make the point
+    of DM-020: admission never consults it.
+    """
+    del registry  # DM-020 "without consulting the current registry or latest request header"
+    frozen = freeze(list(lines))
+    if not frozen or not _is_object(frozen[0]):
+        raise _reject("DM_MALFORMED", "DM-027", None, "/log/0",
+                      "a log starts with its session header object")
+    reader = _Reader()
+    for index, line in enumerate(frozen[1:], start=1):
+        reader.feed(index, line)
+    return Admission(tuple(reader.admitted))
+
+
+# ---------------------------------------------------------------------------------------------
+# Writers and rewriters.
+
+
+def roundtrip(lines: Sequence[Json]) -> list[Json]:
+    """Read a log and write it back (DM-026): admitted first, then through the typed model."""
+    admit(lines)
+    return write_log(read_log(lines))
+
+
+def append(lines: Sequence[Json], event: Mapping[str, Json]) -> dict[str, Json]:
+    """Write one event after the log (DM-033): the writer assigns seq and refuses what a reader
+    would refuse."""
+    frozen = freeze(list(lines))
+    admit(frozen)
+    seqs = [line["seq"] for line in frozen[1:]]
+    written = {**thaw(event), "seq": (max(seqs) + 1) if seqs else 0}
+    try:
+        admit([*frozen, written])
+    except DeveloperMessageError as err:
+        pointer = (err.pointer or "").replace(f"/log/{len(frozen)}", "/event", 1)
+        raise DeveloperMessageError(err.code, err.message, pointer, err.seq, err.rule) from None
+    return {"event": write_log(read_log([frozen[0], written]))[1]}
+
+
+def fork(lines: Sequence[Json], at: int) -> Admission:
+    """Admission of the fork child that inherits the prefix through seq ``at`` (DM-018, DM-021)."""
+    frozen = freeze(list(lines))
+    admit(frozen)
+    seqs = [line["seq"] for line in frozen[1:]]
+    if not _is_count(at) or at not in seqs:
+        raise _reject("DM_MALFORMED", "DM-021", None, "/at", f"no event with seq {at!r} to fork at")
+    child = [frozen[0], *(line for line in frozen[1:] if line["seq"] <= at)]
+    return admit(child)
+
+
+def remap(lines: Sequence[Json], drop: Iterable[int]) -> list[Json]:
+    """A cardinality-changing migration (DM-025): drop events, renumber seq contiguously from the
+    first event's seq, and remap every headerSeq to its header's new seq."""
+    frozen = freeze(list(lines))
+    admitted = admit(frozen)
+    events = frozen[1:]
+    seqs = [line["seq"] for line in events]
+    dropped = set()
+    for index, seq in enumerate(drop):
+        if not _is_count(seq) or seq not in seqs:
+            raise _reject("DM_MALFORMED", "DM-025", None, f"/drop/{index}",
+                          f"no event with seq {seq!r} to drop")
+        dropped.add(seq)
+    for record in admitted.developer_messages:
+        if record.header_seq in dropped and record.seq not in dropped:
+            raise _reject(
+                "DM_REFERENCED_HEADER_DROPPED", "DM-025", record.seq, "/drop",
+                f"the migration drops request/header seq {record.header_seq}, which this "
+                "developer/message references",
+            )
+    kept = [line for line in events if line["seq"] not in dropped]
+    base = min(seqs) if seqs else 0
+    renumber = {line["seq"]: base + i for i, line in enumerate(kept)}
+    log = read_log([frozen[0], *kept])
+    moved = []
+    for event in log.events:
+        data = event.data
+        if isinstance(data, DeveloperData) and data.header_seq is not None:
+            data = DeveloperData(data.turn, data.step, data.message,
+                                 renumber[data.header_seq], data.extra)
+        moved.append(Event(event.type, renumber[event.seq], data, event.extra))
+    out = write_log(SessionLog(log.header, tuple(moved)))
+    admit(out)  # the migrated log must still admit, to the same definitions
+    return out

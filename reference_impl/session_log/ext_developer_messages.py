@@ -1,0 +1,60 @@
+"""Developer-message admission inside the session log reader (``agent-tck check-log``).
+
+:func:`reference_impl.session_log.format.default_vocabulary` loads every ``ext_*`` module:
+
+* ``VALIDATORS`` adds the shapes of the message-carrying event types the developer-messages note
+  names beside the durable ones (inbox splices, title requests, compaction summaries), so the
+  reader knows them and the developer role can be confined there (DM-041, DM-042, DM-043);
+* ``ADMISSIONS`` adds the stateful developer admission of
+  :mod:`reference_impl.developer_messages.admission` (headerSeq binding, role confinement,
+  open step).
+
+Each problem comes back as ``(code, message)``; the code is the family's (``DM_...``), the
+message names the seq and the rule.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from reference_impl.developer_messages import admission as dm
+from reference_impl.session_log.format import INVALID_FIELD, MISSING_FIELD, Admission, Problem
+
+
+def _array_field(name: str, *, required: bool) -> Any:
+    def validator(data: Mapping[str, Any]) -> Problem | None:
+        if name not in data:
+            return (MISSING_FIELD, f"data.{name} is required") if required else None
+        if type(data[name]) is not list:
+            return (INVALID_FIELD, f"data.{name} must be an array")
+        return None
+
+    return validator
+
+
+VALIDATORS = {
+    "agent/inbox/spliced": _array_field("inserted", required=True),
+    "session/title-llm-request": _array_field("messages", required=True),
+    "compaction/summary": _array_field("summary", required=False),
+}
+
+
+class DeveloperAdmission(Admission):
+    """One log's developer admission; state stays small (see ``developer_messages._SeqIndex``)."""
+
+    def __init__(self) -> None:
+        self.reader = dm.new_reader(keep_records=False)
+        self.event = self.reader.event
+
+    def admit(self, event: Mapping[str, Any], line: int) -> Problem | None:
+        try:
+            # the reader's envelope check already passed (an object, a string type, an integer
+            # seq >= 0); the header is line 1, log index 0
+            self.event(event, event["seq"], event["type"], f"/log/{line - 1}")
+        except dm.DeveloperMessageError as err:
+            return (err.code, err.message)
+        return None
+
+
+ADMISSIONS = (DeveloperAdmission,)

@@ -1,0 +1,265 @@
+"""``check-log --profile dsh-v4``: the source runtime's own v4 strictness, on top of the notes.
+
+The default reader checks what the notes require and accepts every log the source runtime
+writes. This profile adds what the source runtime's native v4 reader refuses although no note
+requires it: documented strictness, never a conformance verdict on the notes. Each check names
+the fact's file in zsagi1368/deepseek-harness-zDSH (constants in
+:mod:`reference_impl.session_log.dsh_v4`):
+
+* DSH_HEADER: the header's closed key set and field types (format.ts ``isHeaderLine``,
+  validation.ts ``assertReleasedV4Header``), retired ``sandboxMode``/``approvalPolicy``;
+* DSH_ENVELOPE: the envelope's closed key set, safe-integer ``time``, ``ignorable`` exactly true,
+  ``sourceEventSeqs`` of unique earlier seqs (v3-to-v4 README "Event envelope", codec.ts);
+* DSH_SEQ_ORIGIN: ``seq`` equals the row index, from 0 (validation.ts "is not dense");
+* DSH_SURFACE: ``surfaceOp`` on every surface event and on no other known event, replacement
+  ranges on the current surface citing what they shadow, the protected system head
+  (relationships.ts ``foldSurface``);
+* DSH_MESSAGE: surface messages carry a non-empty ``id``, their role and an object ``source``
+  with a non-empty kind; a tool result's call ids agree (README "Surface messages", "Tool result");
+* DSH_LIFECYCLE: turn and step numbering and open owners (relationships.ts ``accept``);
+* DSH_DEFER_LOADING: a tool schema's ``deferLoading`` is exactly true (README "Developer changes");
+* DSH_SEED: ``isSeeded`` agrees with a ``session/end-seed {inherited: true}`` marker
+  (validation.ts ``restoreReleasedV4Artifact``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any, Final
+
+from reference_impl.session_log import dsh_v4 as f
+from reference_impl.session_log.format import SAFE_INTEGER, Admission, Problem, Vocabulary
+from reference_impl.session_log.surface import Surface, replacement_range, source_seqs
+
+PROFILE: Final = "dsh-v4"
+
+DSH_HEADER: Final = "DSH_HEADER"
+DSH_ENVELOPE: Final = "DSH_ENVELOPE"
+DSH_SEQ_ORIGIN: Final = "DSH_SEQ_ORIGIN"
+DSH_SURFACE: Final = "DSH_SURFACE"
+DSH_MESSAGE: Final = "DSH_MESSAGE"
+DSH_LIFECYCLE: Final = "DSH_LIFECYCLE"
+DSH_DEFER_LOADING: Final = "DSH_DEFER_LOADING"
+DSH_SEED: Final = "DSH_SEED"
+
+ERROR_CODES: Final = (DSH_HEADER, DSH_ENVELOPE, DSH_SEQ_ORIGIN, DSH_SURFACE, DSH_MESSAGE,
+                      DSH_LIFECYCLE, DSH_DEFER_LOADING, DSH_SEED)
+
+_ENVELOPE_KEYS: Final = frozenset(f.ENVELOPE_REQUIRED + f.ENVELOPE_OPTIONAL)
+_HEADER_KEYS: Final = frozenset(f.HEADER_REQUIRED + f.HEADER_OPTIONAL)
+_ABSOLUTE: Final = re.compile(r"^(/|[A-Za-z]:[\\/]|\\\\)")
+_OPEN_STEP_TYPES: Final = f.STEP_EVENT_TYPES | {"assistant/message", "tool/call"}
+
+
+def _count(value: Any) -> bool:
+    """A non-negative safe integer, as a JSON integer (sessionFormatCount)."""
+    return type(value) is int and 0 <= value <= SAFE_INTEGER
+
+
+def _text(value: Any) -> bool:
+    return type(value) is str and value != ""
+
+
+def _say(code: str, source: str, what: str) -> Problem:
+    return (code, f"{what} [dsh-v4: {source}]")
+
+
+def check_header(value: Mapping[str, Any]) -> Problem | None:
+    src = f.JSONL_FORMAT
+    for key in f.HEADER_RETIRED:
+        if key in value:
+            return _say(DSH_HEADER, src, f"retired header field {key!r}")
+    for key in f.HEADER_REQUIRED:
+        if key not in value:
+            return _say(DSH_HEADER, src, f"header.{key} is required")
+    extra = sorted(k for k in value if k not in _HEADER_KEYS)
+    if extra:
+        return _say(DSH_HEADER, src, f"header has unexpected field(s) {extra}")
+    if type(value["isSeeded"]) is not bool:
+        return _say(DSH_HEADER, src, "header.isSeeded must be a boolean")
+    for key in ("createdAt", "delegationDepth"):
+        if not _count(value[key]):
+            return _say(DSH_HEADER, src, f"header.{key} must be a non-negative safe integer")
+    cwd = value.get("cwd")
+    if cwd is not None and (type(cwd) is not str or not _ABSOLUTE.match(cwd)):
+        return _say(DSH_HEADER, src, "header.cwd must be an absolute path")
+    for key in ("parentSession", "agentPreset"):
+        if key in value and type(value[key]) is not str:
+            return _say(DSH_HEADER, src, f"header.{key} must be a string")
+    if "origin" in value and value["origin"] != "subagent":
+        return _say(DSH_HEADER, src, 'header.origin must be "subagent"')
+    return None
+
+
+def _message(kind: str, data: Mapping[str, Any]) -> Any:
+    return data if kind in f.MESSAGE_AT_DATA else data.get("message")
+
+
+def check_message(kind: str, data: Mapping[str, Any]) -> Problem | None:
+    """README "Surface messages" / "Tool result": identified, attributed messages."""
+    src = f.V4_README
+    message = _message(kind, data)
+    if type(message) is not dict:
+        return _say(DSH_MESSAGE, src, f"{kind} needs a message object")
+    if not _text(message.get("id")):
+        return _say(DSH_MESSAGE, src, f"{kind} message needs a non-empty id")
+    source = message.get("source")
+    if type(source) is not dict or not _text(source.get("kind")) or source["kind"] == "plugin":
+        return _say(DSH_MESSAGE, src, f"{kind} message needs an object source with a "
+                    "non-empty, non-'plugin' kind")
+    if kind == "tool/result":
+        call = message.get("toolCallId")
+        if message.get("role") != "tool" or not _text(call):
+            return _say(DSH_MESSAGE, src, "tool/result needs role 'tool' and a toolCallId")
+        if source.get("kind") != "tool" or source.get("callId") != call:
+            return _say(DSH_MESSAGE, src, "tool/result source must be {kind: 'tool', callId} "
+                        "naming its toolCallId")
+    return None
+
+
+class DshV4(Admission):
+    """The profile's per-log state: seq origin, surface, turn/step owners, seed marker."""
+
+    def __init__(self) -> None:
+        self.index = 0
+        self.seeded = False
+        self.inherited_marker = False
+        self.surface = Surface()
+        self.turn: int | None = None
+        self.step: int | None = None
+        self.next_turn = 1
+        self.next_step = 1
+
+    def header(self, value: Mapping[str, Any], line: int) -> Problem | None:
+        self.seeded = value.get("isSeeded") is True
+        return check_header(value)
+
+    def finish(self, line: int) -> Problem | None:
+        if self.seeded and not self.inherited_marker:
+            return _say(DSH_SEED, f.VALIDATION, "a seeded header (isSeeded true) needs a "
+                        "session/end-seed {inherited: true} marking the inherited cut")
+        if not self.seeded and self.inherited_marker:
+            return _say(DSH_SEED, f.VALIDATION, "an unseeded log holds an inherited "
+                        "session/end-seed marker")
+        return None
+
+    def admit(self, event: Mapping[str, Any], line: int) -> Problem | None:
+        kind = event["type"]
+        seq = event["seq"]
+        problem = self.envelope(event, seq)
+        self.index += 1
+        if problem or kind not in f.KNOWN_EVENT_TYPES:
+            return problem
+        data = event["data"]
+        if kind == f.END_SEED and data.get("inherited") is True:
+            self.inherited_marker = True  # numbering goes on: the child re-stores the prefix
+        return (self.placement(kind, event, data, seq) or self.lifecycle(kind, event, data)
+                or self.defer_loading(kind, data))
+
+    def envelope(self, event: Mapping[str, Any], seq: Any) -> Problem | None:
+        src = f.V4_README
+        extra = sorted(k for k in event if k not in _ENVELOPE_KEYS)
+        if extra:
+            return _say(DSH_ENVELOPE, src, f"envelope has unexpected field(s) {extra}")
+        if seq != self.index or type(seq) is not int:
+            return _say(DSH_SEQ_ORIGIN, f.VALIDATION,
+                        f"seq {seq} at row {self.index}: v4 seq is the row index, from 0")
+        if type(event["time"]) is not int or abs(event["time"]) > SAFE_INTEGER:
+            return _say(DSH_ENVELOPE, src, "time must be a safe integer")
+        if "ignorable" in event and event["ignorable"] is not True:
+            return _say(DSH_ENVELOPE, src, "a present ignorable is exactly true")
+        if "sourceEventSeqs" in event:
+            cited = source_seqs(event["sourceEventSeqs"])
+            raw = event["sourceEventSeqs"]
+            if (not cited or any(s < 0 or s >= seq for s in cited)
+                    or len(cited) != sum(1 if type(e) is int else e[1] - e[0] + 1 for e in raw)):
+                return _say(DSH_ENVELOPE, f.V2_CODEC, "sourceEventSeqs must be a non-empty "
+                            "array of unique earlier seqs (or [start, end] ranges)")
+        return None
+
+    def placement(self, kind: str, event: Mapping[str, Any], data: Mapping[str, Any],
+                  seq: int) -> Problem | None:
+        src = f.RELATIONSHIPS
+        if kind not in f.SURFACE_TYPES:
+            if "surfaceOp" in event or "sourceEventSeqs" in event:
+                return _say(DSH_SURFACE, f.V4_README, f"{kind} is log-only: it carries neither "
+                            "surfaceOp nor sourceEventSeqs")
+            return None
+        if problem := check_message(kind, data):
+            return problem
+        op = event.get("surfaceOp")
+        if kind == "assistant/message" and "sourceEventSeqs" in event:
+            return _say(DSH_SURFACE, f.V4_README, "assistant/message must omit sourceEventSeqs")
+        if op == "append":
+            self.surface.append(kind, seq)
+            return None
+        if type(op) is not dict or set(op) != {"op", "startSeq", "endSeq"} \
+                or op["op"] != "replace":
+            return _say(DSH_SURFACE, f.V4_README, f"{kind} needs surfaceOp \"append\" or "
+                        "{op: \"replace\", startSeq, endSeq}")
+        start, end = replacement_range(event) or (None, None)
+        found = self.surface.span(start, end)
+        if found is None:
+            return _say(DSH_SURFACE, src, f"replacement range {start}..{end} is not on the "
+                        "current surface")
+        removed = self.surface.nodes[found[0]:found[1] + 1]
+        cited = source_seqs(event.get("sourceEventSeqs")) or set()
+        if any(node not in cited for node in removed):
+            return _say(DSH_SURFACE, src, "replacement sourceEventSeqs omit a shadowed node")
+        if self.surface.protected in removed and (kind != "system/message" or len(removed) != 1):
+            return _say(DSH_SURFACE, src, "only one system/message covering exactly the "
+                        "protected system head may replace it")
+        self.surface.replace(found[0], found[1], kind, seq)
+        return None
+
+    def lifecycle(self, kind: str, event: Mapping[str, Any],
+                  data: Mapping[str, Any]) -> Problem | None:
+        src = f.RELATIONSHIPS
+        turn, step = data.get("turn"), data.get("step")
+        if kind == "turn/start":
+            if self.turn is not None or turn != self.next_turn:
+                return _say(DSH_LIFECYCLE, src, f"turn/start {turn}: expected turn "
+                            f"{self.next_turn} with no turn open")
+            self.turn, self.next_step = turn, 1
+        elif kind == "turn/end":
+            if self.turn is None or turn != self.turn or self.step is not None:
+                return _say(DSH_LIFECYCLE, src, f"turn/end {turn} does not close the open turn "
+                            "with no open step")
+            self.turn = None
+            self.next_turn += 1
+        elif kind == "step/start":
+            if self.turn is None or turn != self.turn or self.step is not None \
+                    or step != self.next_step:
+                return _say(DSH_LIFECYCLE, src, f"step/start {turn}.{step}: expected step "
+                            f"{self.next_step} of the open turn with no step open")
+            self.step = step
+        elif kind == "step/end":
+            if self.step is None or (turn, step) != (self.turn, self.step):
+                return _say(DSH_LIFECYCLE, src, f"step/end {turn}.{step} does not close the "
+                            "open step")
+            self.step = None
+            self.next_step += 1
+        elif kind in _OPEN_STEP_TYPES or (kind == "tool/result"
+                                          and event.get("surfaceOp") == "append"):
+            if self.step is None or (turn, step) != (self.turn, self.step):
+                return _say(DSH_LIFECYCLE, src, f"{kind} {turn}.{step} does not match the open "
+                            "turn and step")
+        elif kind in ("request/header", "request/context", "tool/result") and self.turn is None:
+            return _say(DSH_LIFECYCLE, src, f"{kind} outside an open turn")
+        return None
+
+    def defer_loading(self, kind: str, data: Mapping[str, Any]) -> Problem | None:
+        if kind != "request/header" or type(data.get("header")) is not dict:
+            return None
+        tools = data["header"].get("tools")
+        for index, tool in enumerate(tools if type(tools) is list else ()):
+            if type(tool) is dict and "deferLoading" in tool and tool["deferLoading"] is not True:
+                return _say(DSH_DEFER_LOADING, f.V4_README, f"data.header.tools[{index}]"
+                            ".deferLoading must be exactly true when present")
+        return None
+
+
+def vocabulary(base: Vocabulary) -> Vocabulary:
+    """The profile's vocabulary: ``base`` (the default) plus the dsh-v4 admission."""
+    return base.extended(admissions=[DshV4])

@@ -1,0 +1,76 @@
+"""CFP-D011: the pre-v4 syntax a version-4 log may not hold, as the source runtime refuses it.
+
+Its own module because two readers use it: the default vocabulary's note rules
+(``ext_log_rules``) and the session-log reader's tail scan, which must refuse retired
+syntax even inside a recoverable tail (session-format-v3-to-v4/src/retired-syntax.ts). It reads
+only the format facts (``dsh_v4``), so the reader can import it without an import cycle.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any, Final
+
+from reference_impl.session_log import dsh_v4
+
+RETIRED_SYNTAX: Final = "RETIRED_SYNTAX"
+
+Problem = tuple[str, str]
+
+
+def _at(data: Any, path: tuple[str, ...]) -> Any:
+    for key in path:
+        if type(data) is not dict:
+            return None
+        data = data.get(key)
+    return data
+
+
+def _wrapper_in(content: Any) -> int | None:
+    if type(content) is list:
+        for index, block in enumerate(content):
+            if type(block) is dict and block.get("type") == "tool-result":
+                return index
+    return None
+
+
+def _content_arrays(kind: str, data: Mapping[str, Any]) -> Iterator[tuple[tuple[str, ...], Any]]:
+    """(path under data, content) of each content array to look in; the path is spelled out
+    only for a refusal (this runs for most events of a log)."""
+    for path in dsh_v4.RETIRED_CONTENT_AT.get(kind, ()):
+        yield path, _at(data, path)
+    if kind == "tool/result":
+        yield ("message", "content"), _at(data, ("message", "content"))
+    name = dsh_v4.RETIRED_MESSAGES_AT.get(kind)
+    if name and type(data.get(name)) is list:
+        for index, message in enumerate(data[name]):
+            yield (f"{name}[{index}]", "content"), _at(message, ("content",))
+
+
+def retired_syntax(kind: str, data: Mapping[str, Any]) -> Problem | None:
+    """CFP-D011: the pre-v4 forms retired-syntax.ts refuses in a v4 file."""
+    if kind == "request/header":
+        header = data.get("header")
+        if type(header) is dict and "system" in header:
+            return (RETIRED_SYNTAX, "CFP-D011: data.header.system is the retired system key "
+                    "(v4 keeps the system prompt in system/message events)")
+        return None
+    for path, content in _content_arrays(kind, data):
+        index = _wrapper_in(content)
+        if index is not None:
+            where = "data." + ".".join(path)
+            return (RETIRED_SYNTAX, f"CFP-D011: {where}[{index}] is a tool-result block, the "
+                    "v3 wrapper v4 retires (a tool result is a tool/result event with a "
+                    "tool-role message)")
+    if kind in ("assistant/message", "assistant/attempt") and type(data.get("stream")) is list:
+        for index, entry in enumerate(data["stream"]):
+            chunk = entry.get("chunk") if type(entry) is dict else None
+            if type(chunk) is not dict:
+                continue
+            block = chunk.get("block")
+            if (chunk.get("type") == "block-start" and chunk.get("blockType") == "tool-result") \
+                    or (chunk.get("type") == "block-end" and type(block) is dict
+                        and block.get("type") == "tool-result"):
+                return (RETIRED_SYNTAX, f"CFP-D011: data.stream[{index}] holds a tool-result "
+                        "block, the v3 wrapper v4 retires")
+    return None
