@@ -33,8 +33,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))  # agent_tck, when the checkout is not installed
 
-from reference_impl.session_log import format as sl  # noqa: E402
-from reference_impl.session_log import recorder as rec  # noqa: E402
+from agent_tck.reference_impl.session_log import format as sl  # noqa: E402
+from agent_tck.reference_impl.session_log import recorder as rec  # noqa: E402
 
 ANSWER = ("The README describes agent-tck, a conformance kit for agent runtimes. It runs "
           "language-neutral vectors through an adapter and writes reports. ") * 3

@@ -285,7 +285,7 @@ def run_cell(cell: mm.Cell, installed: Installed | InstallError, settings: Setti
         return mm.Outcome(**base, status="could-not-run",
                           reason=scrub.text(f"install failed: {installed}"),
                           log=str(rel / "driver.log"))
-    from harness.mock_provider.server import start
+    from .mock_provider.server import start
 
     scenario_path = folder / "scenario.json"
     scenario_path.write_text(json.dumps({**cell.scenario.data, "api": cell.column.api},

@@ -131,14 +131,14 @@ def _worker(paths: Sequence[str]) -> dict[str, Any]:
 
     cases = load_cases(known_rules=load_catalogue().by_id)
     results: dict[str, Any] = {}
-    package = f"{agent_tck.__name__}.reference_impl"
+    ours = {f"{agent_tck.__name__}.{p}" for p in PACKAGES}
     for copy in paths:
         # the copy holds only the mutated top-level package; the other resolves to the checkout
-        for name in [m for m in sys.modules if m.split(".")[0] in PACKAGES]:
+        for name in [m for m in sys.modules if ".".join(m.split(".")[:2]) in ours]:
             del sys.modules[name]
-        agent_tck.__path__.insert(0, copy)  # agent_tck.reference_impl is now the mutated copy
+        agent_tck.__path__.insert(0, copy)  # agent_tck.<package> is now the mutated copy
         try:
-            from harness.families import operations
+            from .families import operations
 
             target = InProcessTarget(operations())
             failed: list[list[Any]] = []

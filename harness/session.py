@@ -34,7 +34,7 @@ def open_target(impl: str | None, timeout: float = 10.0) -> tuple[Target, dict[s
                                                                    dict[str, Any]]:
     """(target, target info, implementation metadata) for ``--impl`` or the reference."""
     if impl is None:
-        from harness.reference_adapter import handle
+        from .reference_adapter import handle
 
         started = handle({"cmd": "start", "protocol": 1}) or {}
         target = InProcessTarget(name=started["implementation"]["name"])

@@ -52,7 +52,7 @@ class InProcessTarget:
         name: str = "reference",
     ) -> None:
         if registry is None:  # the operations every family descriptor names
-            from harness.families import operations
+            from .families import operations
 
             registry = operations()
         self._registry = dict(registry)

@@ -34,7 +34,7 @@ def fake_adapter():
 
 @pytest.fixture
 def reference_adapter_command() -> str:
-    return f"{sys.executable} -m harness.reference_adapter"
+    return f"{sys.executable} -m agent_tck.harness.reference_adapter"
 
 
 def pytest_terminal_summary(terminalreporter):

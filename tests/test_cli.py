@@ -13,7 +13,7 @@ from agent_tck.harness.cli import main
 from agent_tck.harness.reports import read
 
 ROOT = Path(__file__).resolve().parent.parent
-REFERENCE = f"{sys.executable} -m harness.reference_adapter"
+REFERENCE = f"{sys.executable} -m agent_tck.harness.reference_adapter"
 FAMILIES = ["--family", "block-omission", "--family", "in-history-update"]
 
 

@@ -15,18 +15,18 @@ import pytest
 from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 
-from harness.data import vectors_dir
-from harness.families import operations as reference_operations
-from harness.outcome import Errored
-from harness.runner import evaluate
-from harness.targets import InProcessTarget
-from harness.vectors import Case, load_file
-from reference_impl.developer_messages import admission as dm
-from reference_impl.developer_messages import projection
-from reference_impl.serialize import anthropic_messages as serialize_anthropic
-from reference_impl.serialize import model
-from reference_impl.session_log import format as session_log
-from reference_impl.session_log.ext_developer_messages import DeveloperAdmission
+from agent_tck.harness.data import vectors_dir
+from agent_tck.harness.families import operations as reference_operations
+from agent_tck.harness.outcome import Errored
+from agent_tck.harness.runner import evaluate
+from agent_tck.harness.targets import InProcessTarget
+from agent_tck.harness.vectors import Case, load_file
+from agent_tck.reference_impl.developer_messages import admission as dm
+from agent_tck.reference_impl.developer_messages import projection
+from agent_tck.reference_impl.serialize import anthropic_messages as serialize_anthropic
+from agent_tck.reference_impl.serialize import model
+from agent_tck.reference_impl.session_log import format as session_log
+from agent_tck.reference_impl.session_log.ext_developer_messages import DeveloperAdmission
 
 OPERATIONS = reference_operations()
 
@@ -344,7 +344,7 @@ def test_the_vectors_catch_a_faulty_implementation(name):
 
 def test_an_integral_float_seq_is_the_integer_for_admission_and_the_reader_alike():
     """JSON does not tell 3 from 3.0: the developer admission agrees with the log reader."""
-    from reference_impl.developer_messages.admission import _is_count
+    from agent_tck.reference_impl.developer_messages.admission import _is_count
 
     assert _is_count(3.0) and _is_count(0) and _is_count(7)
     assert not _is_count(3.5) and not _is_count(True) and not _is_count(-1.0)

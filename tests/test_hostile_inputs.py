@@ -374,7 +374,7 @@ def test_readers_stay_within_a_memory_limit(tmp_path: Path) -> None:
 def test_the_mock_provider_accepts_200_connections_at_once() -> None:
     """The listen backlog holds 200 clients connecting before the server accepts any (with
     socketserver's default of 5, about 5% were reset); Nagle stays off for SSE."""
-    from harness.mock_provider.server import MockProviderServer, _Handler, make_provider
+    from agent_tck.harness.mock_provider.server import MockProviderServer, _Handler, make_provider
 
     server = MockProviderServer(("127.0.0.1", 0), make_provider(
         {"version": 1, "replies": [{"content": [{"type": "text", "text": "x"}]}]}))

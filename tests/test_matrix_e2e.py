@@ -162,7 +162,7 @@ def test_no_planted_secret_reaches_any_artifact(matrix: dict[str, Any]) -> None:
 
 def test_saved_regression_vectors_give_the_findings_they_came_from(
         matrix: dict[str, Any]) -> None:
-    from harness.audit.operations import wire_check
+    from agent_tck.harness.audit.operations import wire_check
 
     failed = cell(matrix["doc"], "py-anthropic/anthropic", "BO-001")
     path, _, case_id = failed["findings"][0]["vector"].partition("#")

@@ -11,14 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from harness.catalogue import load_catalogue
-from harness.mutants import ROOT, apply, load_mutants
-from harness.outcome import Observed, Output
-from harness.reports.stream import summarize
-from harness.runner import Filters, execute, header, select
-from harness.subprocess_target import SubprocessTarget
-from harness.targets import InProcessTarget
-from harness.vectors import load_cases
+from agent_tck.harness.catalogue import load_catalogue
+from agent_tck.harness.mutants import ROOT, apply, load_mutants
+from agent_tck.harness.outcome import Observed, Output
+from agent_tck.harness.reports.stream import summarize
+from agent_tck.harness.runner import Filters, execute, header, select
+from agent_tck.harness.subprocess_target import SubprocessTarget
+from agent_tck.harness.targets import InProcessTarget
+from agent_tck.harness.vectors import load_cases
 from tests.conftest import FAKES
 
 OBSERVE_MUTANTS = ("bo-omitted-blocks-spliced-from-the-record", "bo-record-edited-on-rejection",
@@ -44,12 +44,15 @@ def mutated(name: str, tmp_path: Path) -> dict[str, str]:
     mutant = next(m for m in load_mutants() if m.name == name)
     copy = tmp_path / name
     package = Path(mutant.file).parts[0]
-    shutil.copytree(ROOT / package, copy / package, ignore=shutil.ignore_patterns("__pycache__"))
-    apply(mutant, copy)
+    # agent_tck of this copy: the mutated package first, the rest from the checkout
+    shutil.copytree(ROOT / package, copy / "agent_tck" / package,
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    (copy / "agent_tck" / "__init__.py").write_text(f"__path__.append({str(ROOT)!r})\n")
+    apply(mutant, copy / "agent_tck")
     return {"PYTHONPATH": os.pathsep.join([str(copy), os.environ.get("PYTHONPATH", "")])}
 
 
-REFERENCE = f"{sys.executable} -m harness.reference_adapter"
+REFERENCE = f"{sys.executable} -m agent_tck.harness.reference_adapter"
 PLAIN = f"{sys.executable} {FAKES / 'no_observe.py'}"
 
 

@@ -10,12 +10,12 @@ from typing import Any
 
 import pytest
 
-from harness.compare import compare, mode_for
-from harness.families import run_operation
-from reference_impl.errors import TckError
-from reference_impl.session_log import format as sl
-from reference_impl.session_log import recorder as rec
-from reference_impl.session_log import views
+from agent_tck.harness.compare import compare, mode_for
+from agent_tck.harness.families import run_operation
+from agent_tck.reference_impl.errors import TckError
+from agent_tck.reference_impl.session_log import format as sl
+from agent_tck.reference_impl.session_log import recorder as rec
+from agent_tck.reference_impl.session_log import views
 
 FOLDER = Path(__file__).resolve().parent.parent / "vectors" / "chunk-free-persistence"
 

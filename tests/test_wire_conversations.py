@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from harness.audit import tracker as conv
-from harness.audit.tracker import ConversationTracker, track
-from reference_impl.wire.normal_form import normal_head, normal_message
+from agent_tck.harness.audit import tracker as conv
+from agent_tck.harness.audit.tracker import ConversationTracker, track
+from agent_tck.reference_impl.wire.normal_form import normal_head, normal_message
 
 URL = "https://api.anthropic.com/v1/messages"
 SYSTEM = "You are a careful agent."

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from harness.audit import rules as wr
-from harness.audit.rules import (
+from agent_tck.harness.audit import rules as wr
+from agent_tck.harness.audit.rules import (
     CHECKS,
     RULES,
     WIRE_CHECKS,
@@ -20,7 +20,7 @@ from harness.audit.rules import (
     dialect_of,
     request_headers,
 )
-from harness.catalogue import load_catalogue
+from agent_tck.harness.catalogue import load_catalogue
 
 CATALOGUE = load_catalogue()
 A_URL = "https://api.anthropic.com/v1/messages"

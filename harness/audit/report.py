@@ -22,12 +22,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from harness import __version__
-from harness.audit.engine import CONVERSATION_RULES, AuditResult, ExchangeResult
-from harness.audit.redact import Scrubber
-from harness.audit.rules import RULES, Finding
-from harness.families import family_names, prefix_table
-from harness.reports.stream import RESULTS_FORMAT
+from .. import __version__
+from ..families import family_names, prefix_table
+from ..reports.stream import RESULTS_FORMAT
+from .engine import CONVERSATION_RULES, AuditResult, ExchangeResult
+from .redact import Scrubber
+from .rules import RULES, Finding
 
 AUDIT_FORMAT = "agent-tck-audit/1"
 
@@ -206,7 +206,7 @@ def header_record(rules: list[dict[str, Any]], *, source: str, name: str,
 def every_wire_rule() -> list[dict[str, Any]]:
     """Header entries of every rule the audit can check (a live stream's header is written
     before the first request, so it lists them all)."""
-    from harness.audit.rules import WIRE_CHECKS
+    from .rules import WIRE_CHECKS
 
     return rule_infos({rid for ids in WIRE_CHECKS.values() for rid in ids})
 

@@ -69,16 +69,22 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from harness.audit.rules import (
+from agent_tck.reference_impl.wire.dialects import ANTHROPIC, OPENAI
+from agent_tck.reference_impl.wire.normal_form import (
+    NotARequest,
+    merge_key,
+    normal_head,
+    normal_message,
+)
+from agent_tck.reference_impl.wire.reply import assistant_reply
+
+from .rules import (
     Finding,
     body_pointer,
     dialect_of,
     make_finding,
     sort_findings,
 )
-from reference_impl.wire.dialects import ANTHROPIC, OPENAI
-from reference_impl.wire.normal_form import NotARequest, merge_key, normal_head, normal_message
-from reference_impl.wire.reply import assistant_reply
 
 # ---------------------------------------------------------------------------------------------
 # Fingerprints

@@ -64,11 +64,12 @@ def parse_listen(text: str) -> tuple[str, int]:
 
 def load_script(path: Path) -> Any:
     """Read and check a script file: the JSON Schema first, then the core's own checks."""
-    from harness.jsonschema_util import pointer, validator
-    from harness.mock_provider.model import parse_script
-    from harness.safe_yaml import load
-    from reference_impl.errors import TckError
-    from reference_impl.strict_json import loads
+    from agent_tck.reference_impl.errors import TckError
+    from agent_tck.reference_impl.strict_json import loads
+
+    from ..jsonschema_util import pointer, validator
+    from ..mock_provider.model import parse_script
+    from ..safe_yaml import load
 
     try:
         raw = path.read_bytes()
@@ -98,7 +99,7 @@ def simulate_provider(
     args: argparse.Namespace, out: Any = None, ready: threading.Event | None = None
 ) -> int:
     """Run until SIGINT/SIGTERM (or until ``ready``'s owner sets ``args.stop``, in tests)."""
-    from harness.mock_provider.server import start
+    from ..mock_provider.server import start
 
     out = out or sys.stdout
     script = load_script(args.script)

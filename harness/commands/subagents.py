@@ -32,11 +32,12 @@ def register(subparsers: Any) -> None:
 
 
 def subagents_command(args: argparse.Namespace) -> int:
-    from harness.compare import first_difference
-    from harness.outcome import Output, Rejected
-    from reference_impl.errors import TckError
-    from reference_impl.subagents.scenario import parse_scenario
-    from reference_impl.subagents.simulator import canonical_json, run, trace_json
+    from agent_tck.reference_impl.errors import TckError
+    from agent_tck.reference_impl.subagents.scenario import parse_scenario
+    from agent_tck.reference_impl.subagents.simulator import canonical_json, run, trace_json
+
+    from ..compare import first_difference
+    from ..outcome import Output, Rejected
 
     target = None
     if args.impl:

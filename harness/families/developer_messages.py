@@ -6,6 +6,6 @@ FAMILY = Family(
     name="developer-messages",
     prefix="DM",
     order=60,
-    operations=("reference_impl.developer_messages.ops",),
+    operations=("agent_tck.reference_impl.developer_messages.ops",),
     description="note 004, developer messages for tool changes",
 )

@@ -6,6 +6,6 @@ FAMILY = Family(
     name="message-parts",
     prefix="MP",
     order=40,
-    operations=("reference_impl.message_parts.ops",),
+    operations=("agent_tck.reference_impl.message_parts.ops",),
     description="note 002, streamed output reconciled into message parts",
 )

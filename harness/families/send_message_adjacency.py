@@ -6,7 +6,7 @@ FAMILY = Family(
     name="send-message-adjacency",
     prefix="SMA",
     order=50,
-    operations=("reference_impl.subagents.ops",),
+    operations=("agent_tck.reference_impl.subagents.ops",),
     compare={"subagents.simulate": "subagent-trace"},
     description="note 003, parent and subagent send_message",
 )

@@ -6,7 +6,7 @@ FAMILY = Family(
     name="wire-audit",
     prefix="WA",
     order=70,
-    operations=("harness.audit.operations",),
-    wire_checks=("harness.audit.rules",),
+    operations=("agent_tck.harness.audit.operations",),
+    wire_checks=("agent_tck.harness.audit.rules",),
     description="rules checked only on captured provider traffic",
 )

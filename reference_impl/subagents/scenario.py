@@ -17,8 +17,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
-from reference_impl.errors import TckError
-from reference_impl.subagents.model import (
+from ..errors import TckError
+from .model import (
     ABNORMAL_OUTCOMES,
     ABSENT,
     CONTINUABLE,

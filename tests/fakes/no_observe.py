@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import sys
 
-from harness.reference_adapter import handle
+from agent_tck.harness.reference_adapter import handle
 
 for line in sys.stdin:
     command = json.loads(line)
