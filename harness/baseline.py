@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .errors import HarnessError
-from .safe_yaml import YAMLInputError, load
+from agent_tck.harness.errors import HarnessError
+from agent_tck.harness.safe_yaml import YAMLInputError, load
 
 FAILING = {"fail", "errored"}
 

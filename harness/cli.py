@@ -19,8 +19,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from . import __version__
-from .errors import HarnessError
+from agent_tck.harness import __version__
+from agent_tck.harness.errors import HarnessError
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
 EXIT_BROKEN_PIPE = 128 + 13  # what a shell reports for a process ended by SIGPIPE
@@ -56,8 +56,8 @@ def check_families(option: str, given: Sequence[str], valid: Sequence[str]) -> N
 
 
 def _rules_command(args: argparse.Namespace) -> int:
-    from .catalogue import load_catalogue
-    from .coverage import all_citations, coverage
+    from agent_tck.harness.catalogue import load_catalogue
+    from agent_tck.harness.coverage import all_citations, coverage
 
     catalogue = load_catalogue()
     check_families("--family", args.family, catalogue.families)
@@ -128,7 +128,7 @@ def _add_run_options(p: argparse.ArgumentParser) -> None:
 
 
 def _run_command(args: argparse.Namespace) -> int:
-    from .session import RunRequest, run_suite
+    from agent_tck.harness.session import RunRequest, run_suite
 
     request = RunRequest(
         impl=args.impl,
@@ -168,7 +168,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help="list the obligations not testable from outside, with the reason")
     rules.set_defaults(func=_rules_command)
 
-    from . import commands
+    from agent_tck.harness import commands
 
     for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda i: i.name):
         module = importlib.import_module(f"{commands.__name__}.{info.name}")

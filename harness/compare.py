@@ -48,7 +48,7 @@ def _aligners() -> dict[str, Callable[[Any, Any], Any]]:
 
 def mode_for(operation: str, explicit: str | None) -> str:
     """The vector's mode, else the family descriptors' default for the operation, else json."""
-    from .families import default_modes
+    from agent_tck.harness.families import default_modes
 
     return explicit or default_modes().get(operation, "json")
 

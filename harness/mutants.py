@@ -30,7 +30,7 @@ from typing import Any
 
 import yaml
 
-from .errors import HarnessError
+from agent_tck.harness.errors import HarnessError
 
 ROOT = Path(__file__).resolve().parent.parent
 #: the top-level packages a fault may target
@@ -123,11 +123,10 @@ def apply(mutant: Mutant, root: Path) -> None:
 def _worker(paths: Sequence[str]) -> dict[str, Any]:
     """In a fresh process: run every vector against each mutated copy; report failures."""
     import agent_tck
-
-    from .catalogue import load_catalogue
-    from .runner import run_one
-    from .targets import InProcessTarget
-    from .vectors import load_cases
+    from agent_tck.harness.catalogue import load_catalogue
+    from agent_tck.harness.runner import run_one
+    from agent_tck.harness.targets import InProcessTarget
+    from agent_tck.harness.vectors import load_cases
 
     cases = load_cases(known_rules=load_catalogue().by_id)
     results: dict[str, Any] = {}
@@ -138,7 +137,7 @@ def _worker(paths: Sequence[str]) -> dict[str, Any]:
             del sys.modules[name]
         agent_tck.__path__.insert(0, copy)  # agent_tck.<package> is now the mutated copy
         try:
-            from .families import operations
+            from agent_tck.harness.families import operations
 
             target = InProcessTarget(operations())
             failed: list[list[Any]] = []

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from .outcome import CallResult, Errored
+from agent_tck.harness.outcome import CallResult, Errored
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -32,11 +32,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    from .catalogue import load_catalogue
+    from agent_tck.harness.catalogue import load_catalogue
 
     for rule in load_catalogue().rules:
         config.addinivalue_line("markers", f"{rule.id}: {rule.level} {rule.title or rule.family}")
-    from . import bdd
+    from agent_tck.harness import bdd
 
     for info in sorted(pkgutil.iter_modules(bdd.__path__), key=lambda i: i.name):
         if info.name.startswith("steps_"):
@@ -68,7 +68,7 @@ class TargetProxy:
 @pytest.fixture(scope="session")
 def tck_target(request: pytest.FixtureRequest) -> Iterator[TargetProxy]:
     """The implementation under test (``--impl``), or the reference implementation."""
-    from .session import open_target
+    from agent_tck.harness.session import open_target
 
     target, _, _ = open_target(request.config.getoption("--impl"),
                                request.config.getoption("--impl-timeout"))
@@ -92,8 +92,8 @@ class VectorItem(pytest.Item):
             self.add_marker(rid)
 
     def runtest(self) -> None:
-        from .protocol import OBSERVE
-        from .runner import run_one
+        from agent_tck.harness.protocol import OBSERVE
+        from agent_tck.harness.runner import run_one
 
         target = _shared_target(self.config)
         observable = set(OBSERVE) <= set(getattr(target, "observe", ()))
@@ -125,7 +125,7 @@ _TARGET_KEY = pytest.StashKey[object]()
 
 def _shared_target(config: pytest.Config):  # type: ignore[no-untyped-def]
     if _TARGET_KEY not in config.stash:
-        from .session import open_target
+        from agent_tck.harness.session import open_target
 
         target, _, _ = open_target(config.getoption("--impl"), config.getoption("--impl-timeout"))
         config.stash[_TARGET_KEY] = target
@@ -138,8 +138,8 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
         return
     from pathlib import Path
 
-    from .catalogue import load_catalogue
-    from .vectors import load_cases
+    from agent_tck.harness.catalogue import load_catalogue
+    from agent_tck.harness.vectors import load_cases
 
     extra = [Path(p) for p in config.getoption("--agent-tck-vectors")]
     for case in load_cases(extra, known_rules=load_catalogue().by_id):

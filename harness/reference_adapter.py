@@ -15,9 +15,8 @@ import sys
 import traceback
 from typing import IO, Any
 
+from agent_tck.harness.families import operations
 from agent_tck.reference_impl.errors import TckError
-
-from .families import operations
 
 OPERATIONS = operations()
 

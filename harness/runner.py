@@ -14,15 +14,15 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from . import __version__
-from .baseline import Entry, apply_baseline
-from .catalogue import Catalogue
-from .compare import accept_any, compare, first_difference, mode_for
-from .outcome import CallResult, Errored, Observed, Output, Rejected
-from .protocol import OBSERVE
-from .reports.stream import RESULTS_FORMAT
-from .targets import Target
-from .vectors import Case, Expectation
+from agent_tck.harness import __version__
+from agent_tck.harness.baseline import Entry, apply_baseline
+from agent_tck.harness.catalogue import Catalogue
+from agent_tck.harness.compare import accept_any, compare, first_difference, mode_for
+from agent_tck.harness.outcome import CallResult, Errored, Observed, Output, Rejected
+from agent_tck.harness.protocol import OBSERVE
+from agent_tck.harness.reports.stream import RESULTS_FORMAT
+from agent_tck.harness.targets import Target
+from agent_tck.harness.vectors import Case, Expectation
 
 #: Rules no single reply can show, with the protocol 1.1 observations that test them. BO-008:
 #: "without changing Session records" - the caller's memory is seen only when the adapter runs
@@ -209,7 +209,7 @@ def execute(
     cases that pass into ``stale`` before anything is summarized, so the footer and the case
     records always agree.
     """
-    from .reports.stream import summarize
+    from agent_tck.harness.reports.stream import summarize
 
     yield head
     records: list[dict[str, Any]] = []
@@ -293,7 +293,7 @@ def partial(verdicts: dict[str, Any], filters: dict[str, Any]) -> dict[str, Any]
     """A filtered run certifies only what it ran: a verdict that would be conformant says
     "partial" instead - every verdict under ``--rule`` or ``-k``, the overall one under
     ``--family``. A failure found by a filtered run is real and stays "not conformant"."""
-    from .reports.stream import NOT_CONFORMANT, PARTIAL
+    from agent_tck.harness.reports.stream import NOT_CONFORMANT, PARTIAL
 
     narrowed = bool(filters.get("rule") or filters.get("k"))
     out = {}

@@ -8,12 +8,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from .baseline import load_baseline
-from .catalogue import load_catalogue
-from .errors import HarnessError
-from .runner import Filters, execute, header, select
-from .targets import InProcessTarget, Target
-from .vectors import load_cases
+from agent_tck.harness.baseline import load_baseline
+from agent_tck.harness.catalogue import load_catalogue
+from agent_tck.harness.errors import HarnessError
+from agent_tck.harness.runner import Filters, execute, header, select
+from agent_tck.harness.targets import InProcessTarget, Target
+from agent_tck.harness.vectors import load_cases
 
 
 @dataclass(frozen=True)
@@ -34,13 +34,13 @@ def open_target(impl: str | None, timeout: float = 10.0) -> tuple[Target, dict[s
                                                                    dict[str, Any]]:
     """(target, target info, implementation metadata) for ``--impl`` or the reference."""
     if impl is None:
-        from .reference_adapter import handle
+        from agent_tck.harness.reference_adapter import handle
 
         started = handle({"cmd": "start", "protocol": 1}) or {}
         target = InProcessTarget(name=started["implementation"]["name"])
         meta = {**started["implementation"], "operations": sorted(target.operations)}
         return target, {"kind": "in-process"}, meta
-    from .subprocess_target import SubprocessTarget
+    from agent_tck.harness.subprocess_target import SubprocessTarget
 
     sub = SubprocessTarget(impl, timeout=timeout)
     return sub, {"kind": "subprocess", "command": impl}, sub.implementation.to_json()
@@ -84,8 +84,8 @@ class _Progress:
 
 
 def run_suite(request: RunRequest, out: IO[str] = sys.stdout, err: IO[str] = sys.stderr) -> int:
-    from .reports import render_folder
-    from .reports.stream import Writer
+    from agent_tck.harness.reports import render_folder
+    from agent_tck.harness.reports.stream import Writer
 
     catalogue = load_catalogue()
     _check_filters(request, catalogue.families, set(catalogue.by_id))
@@ -158,8 +158,8 @@ def _print_summary(footer: dict[str, Any], head: dict[str, Any], paths: dict[str
     for family in [*head["families"], "overall"]:
         if family in verdicts:
             out.write(f"  {family:<24} {_verdict_text(verdicts[family])}\n")
-    from .protocol import OBSERVE
-    from .runner import OBSERVED_RULES
+    from agent_tck.harness.protocol import OBSERVE
+    from agent_tck.harness.runner import OBSERVED_RULES
 
     for rid in sorted(OBSERVED_RULES):
         if footer.get("rules", {}).get(rid) == "untested":

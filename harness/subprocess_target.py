@@ -27,10 +27,10 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Any
 
-from . import __version__
-from .errors import HarnessError
-from .outcome import CallResult, Errored, Observed
-from .protocol import (
+from agent_tck.harness import __version__
+from agent_tck.harness.errors import HarnessError
+from agent_tck.harness.outcome import CallResult, Errored, Observed
+from agent_tck.harness.protocol import (
     OBSERVE,
     Implementation,
     ProtocolViolation,

@@ -13,12 +13,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from agent_tck.harness import families
+from agent_tck.harness.data import vectors_dir
+from agent_tck.harness.errors import HarnessError
+from agent_tck.harness.jsonschema_util import validate
 from agent_tck.reference_impl.strict_json import StrictJSONError, loads
-
-from . import families
-from .data import vectors_dir
-from .errors import HarnessError
-from .jsonschema_util import validate
 
 _NOT_VECTORS = {"schema", "rules"}
 

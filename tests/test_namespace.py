@@ -51,7 +51,7 @@ def test_the_wheel_installs_one_import_package_with_the_data_beside_its_subpacka
     assert _top_level(wheel) == {"agent_tck", _dist_info(wheel)}
     assert {"agent_tck/__init__.py", "agent_tck/__main__.py", "agent_tck/harness/__init__.py",
             "agent_tck/harness/cli.py", "agent_tck/reference_impl/__init__.py",
-            "agent_tck/reference_impl/adapter.py", "agent_tck/vectors/PROTOCOL.md",
+            "agent_tck/harness/reference_adapter.py", "agent_tck/vectors/PROTOCOL.md",
             "agent_tck/matrix/clients.yaml"} <= names
     for folder in ("vectors/rules/", "vectors/schema/", "features/", "matrix/scenarios/"):
         assert any(n.startswith(f"agent_tck/{folder}") for n in names), folder
@@ -76,12 +76,12 @@ def test_the_unpacked_wheel_runs_the_suite_outside_the_checkout(wheels, tmp_path
     env = {**os.environ, "PYTHONPATH": str(site)}  # before the editable install's entry
     probe = subprocess.run(
         [sys.executable, "-c", "import agent_tck.harness.data as d, agent_tck.reference_impl as r;"
-         "from agent_tck.reference_impl.mock_provider_server import load_openapi_document as o;"
+         "from agent_tck.harness.mock_provider.server import load_openapi_document as o;"
          "o(); print(d.vectors_dir()); print(r.__file__)"],
         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120, check=True)
     assert probe.stdout.split() == [str(site / "agent_tck" / "vectors"),
                                     str(site / "agent_tck" / "reference_impl" / "__init__.py")]
-    adapter = f"{sys.executable} -m agent_tck.reference_impl.adapter"
+    adapter = f"{sys.executable} -m agent_tck.harness.reference_adapter"
     for argv in (["run", "--report-dir", "r"], ["smoke", "--impl", adapter]):
         done = subprocess.run([sys.executable, "-m", "agent_tck", *argv], cwd=tmp_path, env=env,
                               capture_output=True, text=True, timeout=600, check=False)
@@ -94,18 +94,18 @@ def test_the_tree_uses_the_installed_names(capsys):
 
 
 @pytest.mark.parametrize(("rel", "before", "after"), [
-    # inside a package: its own modules relative, the other package absolute
+    # absolute everywhere, relative imports inside a package too (robust to moved files)
     ("harness/audit/engine.py", "from harness.errors import HarnessError\n",
-     "from ..errors import HarnessError\n"),
+     "from agent_tck.harness.errors import HarnessError\n"),
     ("harness/cli.py", "from harness import matrix_model as mm\n",
-     "from . import matrix_model as mm\n"),
+     "from agent_tck.harness import matrix_model as mm\n"),
     ("harness/vectors.py", "from reference_impl.strict_json import loads\n",
      "from agent_tck.reference_impl.strict_json import loads\n"),
-    ("reference_impl/ops/serialize.py", "import reference_impl.model as model\n",
-     "from .. import model as model\n"),
-    # loaded by file path: no parent package, so absolute
-    ("harness/audit/addon.py", "from harness.audit.engine import Auditor\n",
-     "from agent_tck.harness.audit.engine import Auditor\n"),
+    ("harness/audit/engine.py", "from ..errors import HarnessError\nfrom .capture import Raw\n",
+     "from agent_tck.harness.errors import HarnessError\n"
+     "from agent_tck.harness.audit.capture import Raw\n"),
+    ("reference_impl/serialize/__init__.py", "from . import model\n",
+     "from agent_tck.reference_impl.serialize import model\n"),
     # outside: absolute; commands, entry points and module paths in strings
     ("tests/test_x.py", "import reference_impl.wire_rules as wr\n",
      "import agent_tck.reference_impl.wire_rules as wr\n"),
@@ -133,8 +133,15 @@ def test_the_rewrite_and_that_it_is_idempotent(rel, before, after):
     assert namespace.rewrite(after, rel) == after
 
 
+def test_an_import_of_a_module_that_is_not_there_is_named():
+    text = "from agent_tck.harness.audit.errors import X\nfrom agent_tck.harness import errors\n"
+    assert namespace.unresolved(text, "harness/audit/rules.py") == [
+        "harness/audit/rules.py:1: no module agent_tck.harness.audit.errors"]
+
+
 def test_an_unaliased_import_of_a_submodule_is_named():
     text = "import agent_tck.reference_impl.ops\n\ndef agent_tck(): ...\n"
     assert namespace.unaliased(text, "tests/test_x.py") == [
         "tests/test_x.py:1: import agent_tck.reference_impl.ops (use from ... import ...)"]
     assert namespace.unaliased("import agent_tck\n", "harness/mutants.py") == []
+    assert namespace.unaliased("import agent_tck.harness.cli as cli\n", "tests/x.py") == []

@@ -12,16 +12,17 @@ What it rewrites, in every file git knows (tracked or new, not ignored):
    ``agent_tck.harness.x`` / ``agent_tck.reference_impl.x``; so do the bare statements
    ``from harness import x``, ``import reference_impl``. File paths (``harness/cli.py``) and
    names that merely contain the word (``test_harness.py``) are left alone.
-2. Inside ``harness/`` and ``reference_impl/``, an import of the module's own package becomes
-   relative (``from .errors import X``, ``from ..outcome import Y``), so the package does not
-   depend on the name it is installed under; an import of the other package stays absolute
-   (``from agent_tck.reference_impl.strict_json import loads``). Modules a tool loads by file
-   path (BY_PATH) keep absolute imports: a relative import needs a parent package.
-3. Without ``--check``, ``ruff check --select I --fix`` on the rewritten Python files, because
-   a relative import sorts after the absolute ones.
+2. Inside ``harness/`` and ``reference_impl/``, a relative import becomes absolute
+   (``from .errors import X`` in harness/cli.py -> ``from agent_tck.harness.errors import X``):
+   a relative import is silently wrong once git carries its file into another folder in a
+   merge, an absolute one keeps naming its module; and a module loaded by file path
+   (``mitmdump -s harness/audit/addon.py``) has no parent package to be relative to.
+3. Without ``--check``, ``ruff check --select I --fix`` on the rewritten Python files (a
+   longer import is re-wrapped, a former relative import re-sorted).
 
 It does not rewrite, but names (exit 1), an unaliased ``import agent_tck.x.y`` (see
-:func:`unaliased`). Docstrings and comments of Python files keep naming modules by folder
+:func:`unaliased`) and an import of a module of ours that does not exist (:func:`unresolved`).
+Docstrings and comments of Python files keep naming modules by folder
 (``harness.audit.engine``): a script cannot re-wrap prose to the line limit.
 
 Not found by any pattern, so checked by a person after a merge: code that spells a package
@@ -45,9 +46,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 NAMESPACE = "agent_tck"
 PACKAGES = ("harness", "reference_impl")
-#: loaded by file path (``mitmdump -s harness/audit/addon.py``): no parent package to be
-#: relative to
-BY_PATH = frozenset({"harness/audit/addon.py"})
 #: never rewritten: this script, its test (examples of old names), the namespace package
 SKIP = ("tools/namespace.py", "tests/test_namespace.py", "src/agent_tck/")
 TEXT_SUFFIXES = frozenset({".py", ".md", ".toml", ".yaml", ".yml", ".json", ".txt", ".cfg",
@@ -65,7 +63,7 @@ _BARE = re.compile(rf"^(\s*(?:from|import)\s+)({_ALT})(?=\s|$|,)", re.MULTILINE)
 _CLI = re.compile(r"""(-m["']?,?\s*["']?)harness\.cli\b(?![.:\w])""")
 # ``-m <module>`` is a command even where the prose is left alone (docstrings, comments)
 _RUN = re.compile(rf"(?<=-m )({_ALT})\.(?=[A-Za-z_])")
-_ABSOLUTE = re.compile(rf"^\s*(?:from|import)\s+{NAMESPACE}\.", re.MULTILINE)
+_RELATIVE = re.compile(r"^\s*from\s+\.", re.MULTILINE)
 _IMPORT = re.compile(rf"^\s*import\s+{NAMESPACE}\.", re.MULTILINE)
 
 
@@ -142,21 +140,12 @@ def _package_of(rel: str) -> list[str] | None:
     return [NAMESPACE, *parts[:-1]]
 
 
-def _relative(package: list[str], target: str) -> str | None:
-    """``from <target>`` as seen from ``package``, when both are in the same top-level package."""
-    parts = target.split(".")
-    if parts[:2] != package[:2]:
-        return None
-    common = 0
-    while common < min(len(parts), len(package)) and parts[common] == package[common]:
-        common += 1
-    return "." * (len(package) - common + 1) + ".".join(parts[common:])
-
-
-def relativize(text: str, rel: str) -> str:
-    """Step 2: inside a package, imports of the module's own package become relative."""
+def absolutize(text: str, rel: str) -> str:
+    """Step 2: inside a package, a relative import becomes absolute. A relative import is
+    silently wrong after its file moves to another folder (git follows the move and keeps the
+    dots); an absolute one still names its module, or fails to resolve (:func:`unresolved`)."""
     package = _package_of(rel)
-    if package is None or rel in BY_PATH or not _ABSOLUTE.search(text):
+    if package is None or not _RELATIVE.search(text):
         return text
     try:
         tree = ast.parse(text)
@@ -164,37 +153,54 @@ def relativize(text: str, rel: str) -> str:
         return text
     lines = text.splitlines(keepends=True)
     for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            new = _relative(package, node.module)
-            if new is None:
-                continue
+        if isinstance(node, ast.ImportFrom) and node.level > 0:
+            anchor = package[: len(package) - node.level + 1]
+            target = ".".join([*anchor, *([node.module] if node.module else [])])
             line = lines[node.lineno - 1]
-            head = re.compile(rf"from\s+{re.escape(node.module)}(?=\s)")
+            head = re.compile(rf"from\s+\.{{{node.level}}}{re.escape(node.module or '')}(?=\s)")
             lines[node.lineno - 1] = (line[:node.col_offset]
-                                      + head.sub(f"from {new}", line[node.col_offset:], count=1))
-        elif isinstance(node, ast.Import) and len(node.names) == 1 and node.names[0].asname:
-            # ``import agent_tck.harness.x.y as z`` -> ``from .x import y as z``
-            alias = node.names[0]
-            parent, _, leaf = alias.name.rpartition(".")
-            new = _relative(package, parent) if parent else None
-            if new is None:
-                continue
-            line = lines[node.lineno - 1]
-            stmt = re.compile(rf"import\s+{re.escape(alias.name)}\s+as\s+{alias.asname}\b")
-            lines[node.lineno - 1] = (line[:node.col_offset] + stmt.sub(
-                f"from {new} import {leaf} as {alias.asname}", line[node.col_offset:], count=1))
+                                      + head.sub(f"from {target}", line[node.col_offset:],
+                                                 count=1))
     return "".join(lines)
 
 
 def rewrite(text: str, rel: str) -> str:
-    return relativize(rewrite_names(text, rel.endswith(".py")), rel)
+    return absolutize(rewrite_names(text, rel.endswith(".py")), rel)
+
+
+def _exists(module: str) -> bool:
+    parts = module.split(".")
+    if parts[0] != NAMESPACE:
+        return True
+    base = ROOT if parts[1:2] and parts[1] in PACKAGES else ROOT / "src" / NAMESPACE
+    path = base.joinpath(*parts[1:])
+    return path.with_suffix(".py").is_file() or (path / "__init__.py").is_file()
+
+
+def unresolved(text: str, rel: str) -> list[str]:
+    """Imports naming a module of ours that does not exist (a file moved under them)."""
+    if not rel.endswith(".py") or f"{NAMESPACE}." not in text:
+        return []
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return []
+    out = []
+    for node in ast.walk(tree):
+        names = []
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names = [node.module]
+        elif isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        out += [f"{rel}:{node.lineno}: no module {n}" for n in names if not _exists(n)]
+    return out
 
 
 def unaliased(text: str, rel: str) -> list[str]:
     """``import agent_tck.x.y`` binds the name ``agent_tck``, which a module may also use for
     something else (tests name their CLI helper so): write ``from agent_tck.x import y``. Left
     to a person, because the uses of the dotted name change too."""
-    if not rel.endswith(".py") or rel in BY_PATH or not _IMPORT.search(text):
+    if not rel.endswith(".py") or not _IMPORT.search(text):
         return []
     try:
         tree = ast.parse(text)
@@ -216,7 +222,7 @@ def main(argv: list[str]) -> int:
         except UnicodeDecodeError:
             continue
         new = rewrite(text, rel)
-        problems += unaliased(new, rel)
+        problems += unaliased(new, rel) + unresolved(new, rel)
         if new != text:
             changed.append(path)
             if not check:

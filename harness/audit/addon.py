@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 try:  # loaded by path (so its imports are absolute), maybe from a checkout not installed
-    import agent_tck.harness  # noqa: F401
+    import agent_tck  # noqa: F401
 except ImportError:  # pragma: no cover - depends on how mitmdump was started
     sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "src"))
 

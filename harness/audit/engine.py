@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
-from .capture import DEFAULT_MAX_BODY, RawExchange, Unauditable, to_exchange
-from .rules import (
+from agent_tck.harness.audit.capture import DEFAULT_MAX_BODY, RawExchange, Unauditable, to_exchange
+from agent_tck.harness.audit.rules import (
     WIRE_CHECKS,
     CheckError,
     ExchangeAudit,
@@ -29,7 +29,7 @@ from .rules import (
     audit_exchange,
     dialect_of,
 )
-from .tracker import Conversation, ConversationTracker
+from agent_tck.harness.audit.tracker import Conversation, ConversationTracker
 
 #: recent audits kept to carry findings over to the next request of a conversation (each holds
 #: a reference to its request's messages: memory is bounded by this many requests)

@@ -22,12 +22,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from .. import __version__
-from ..families import family_names, prefix_table
-from ..reports.stream import RESULTS_FORMAT
-from .engine import CONVERSATION_RULES, AuditResult, ExchangeResult
-from .redact import Scrubber
-from .rules import RULES, Finding
+from agent_tck.harness import __version__
+from agent_tck.harness.audit.engine import CONVERSATION_RULES, AuditResult, ExchangeResult
+from agent_tck.harness.audit.redact import Scrubber
+from agent_tck.harness.audit.rules import RULES, Finding
+from agent_tck.harness.families import family_names, prefix_table
+from agent_tck.harness.reports.stream import RESULTS_FORMAT
 
 AUDIT_FORMAT = "agent-tck-audit/1"
 
@@ -50,7 +50,7 @@ def rule_infos(ids: Iterable[str]) -> list[dict[str, Any]]:
     family from its prefix, MUST for error findings and SHOULD for warnings.
     """
     try:
-        from ..catalogue import load_catalogue
+        from agent_tck.harness.catalogue import load_catalogue
 
         catalogue = load_catalogue()
         known = catalogue.by_id
@@ -206,7 +206,7 @@ def header_record(rules: list[dict[str, Any]], *, source: str, name: str,
 def every_wire_rule() -> list[dict[str, Any]]:
     """Header entries of every rule the audit can check (a live stream's header is written
     before the first request, so it lists them all)."""
-    from .rules import WIRE_CHECKS
+    from agent_tck.harness.audit.rules import WIRE_CHECKS
 
     return rule_infos({rid for ids in WIRE_CHECKS.values() for rid in ids})
 
@@ -219,7 +219,7 @@ class LiveStream:
 
     def __init__(self, folder: str | os.PathLike[str], *, source: str, name: str,
                  scrub: Scrubber) -> None:
-        from ..reports.stream import Writer
+        from agent_tck.harness.reports.stream import Writer
 
         self.scrub = scrub
         self.rules = every_wire_rule()
@@ -241,7 +241,7 @@ class LiveStream:
 def records(result: AuditResult, *, source: str, name: str = "audited agent",
             scrub: Scrubber | None = None) -> list[dict[str, Any]]:
     """The whole results stream (header, cases, footer) of an audit."""
-    from ..reports.stream import summarize
+    from agent_tck.harness.reports.stream import summarize
 
     scrub = scrub or Scrubber()
     checked = {rid for x in result.exchanges for rid in x.checked}
@@ -285,7 +285,7 @@ def write_reports(folder: str | os.PathLike[str], result: AuditResult, *, source
                   name: str = "audited agent", scrub: Scrubber | None = None) -> dict[str, Path]:
     """results.jsonl, junit.xml, summary.md, report.html (with the conversation timeline),
     badges, and audit.json, in ``folder``."""
-    from ..reports import write_all
+    from agent_tck.harness.reports import write_all
 
     scrub = scrub or Scrubber()
     folder = Path(folder)

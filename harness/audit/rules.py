@@ -30,7 +30,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 from urllib.parse import urlsplit
 
-from .wire.dialects import ANTHROPIC, OPENAI
+from agent_tck.reference_impl.wire.dialects import ANTHROPIC, OPENAI
 
 ERROR = "error"
 WARNING = "warning"

@@ -69,6 +69,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from agent_tck.harness.audit.rules import (
+    Finding,
+    body_pointer,
+    dialect_of,
+    make_finding,
+    sort_findings,
+)
 from agent_tck.reference_impl.wire.dialects import ANTHROPIC, OPENAI
 from agent_tck.reference_impl.wire.normal_form import (
     NotARequest,
@@ -77,14 +84,6 @@ from agent_tck.reference_impl.wire.normal_form import (
     normal_message,
 )
 from agent_tck.reference_impl.wire.reply import assistant_reply
-
-from .rules import (
-    Finding,
-    body_pointer,
-    dialect_of,
-    make_finding,
-    sort_findings,
-)
 
 # ---------------------------------------------------------------------------------------------
 # Fingerprints

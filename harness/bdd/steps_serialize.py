@@ -19,13 +19,12 @@ from typing import Any
 import pytest
 from pytest_bdd import given, parsers, then, when
 
+from agent_tck.harness.outcome import CallResult, Errored, Output, Rejected
 from agent_tck.reference_impl.wire.normal_form import (
     normalize_anthropic_messages,
     normalize_openai_chat,
     same_openai_content,
 )
-
-from ..outcome import CallResult, Errored, Output, Rejected
 
 WIRE = r"(?P<wire>Anthropic Messages|Messages|Chat Completions)"
 _OPERATION = {"anthropic": "anthropic.serialize", "openai": "openai.serialize"}

@@ -11,7 +11,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from ..errors import HarnessError
+from agent_tck.harness.errors import HarnessError
 
 
 def register(subparsers: Any) -> None:
@@ -29,7 +29,7 @@ def merge_runs(runs: Sequence[Any]) -> Any:
     prefixed with its stream's place in the list when more than one stream has cases), the
     verdicts recomputed from them; truncated when any input is. The first header speaks for
     the merged run (its implementation, start and filters)."""
-    from ..reports.stream import Footer, Verdict
+    from agent_tck.harness.reports.stream import Footer, Verdict
 
     first = runs[0]
     ids = [r.id for r in first.header.rules]
@@ -59,7 +59,7 @@ def merge_runs(runs: Sequence[Any]) -> Any:
 
 
 def report(args: argparse.Namespace) -> int:
-    from ..reports import StreamError, read, render
+    from agent_tck.harness.reports import StreamError, read, render
 
     if len(args.results) > 1 and not args.merge:
         raise HarnessError("USAGE", "several results files: give --merge to merge them",

@@ -17,7 +17,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from ..errors import HarnessError
+from agent_tck.harness.errors import HarnessError
 
 SCRIPT_SCHEMA = "provider-script.schema.json"
 
@@ -64,12 +64,11 @@ def parse_listen(text: str) -> tuple[str, int]:
 
 def load_script(path: Path) -> Any:
     """Read and check a script file: the JSON Schema first, then the core's own checks."""
+    from agent_tck.harness.jsonschema_util import pointer, validator
+    from agent_tck.harness.mock_provider.model import parse_script
+    from agent_tck.harness.safe_yaml import load
     from agent_tck.reference_impl.errors import TckError
     from agent_tck.reference_impl.strict_json import loads
-
-    from ..jsonschema_util import pointer, validator
-    from ..mock_provider.model import parse_script
-    from ..safe_yaml import load
 
     try:
         raw = path.read_bytes()
@@ -99,7 +98,7 @@ def simulate_provider(
     args: argparse.Namespace, out: Any = None, ready: threading.Event | None = None
 ) -> int:
     """Run until SIGINT/SIGTERM (or until ``ready``'s owner sets ``args.stop``, in tests)."""
-    from ..mock_provider.server import start
+    from agent_tck.harness.mock_provider.server import start
 
     out = out or sys.stdout
     script = load_script(args.script)

@@ -12,19 +12,19 @@ import json
 import sys
 from typing import Any
 
-from ..errors import HarnessError
-from ..jsonschema_util import pointer, validator
-from ..outcome import Errored, Observed, Output, Rejected
-from ..protocol import OBSERVE, Run, Start
-from ..runner import OBSERVED_RULES, evaluate, evaluate_observed
-from ..vectors import load_cases
+from agent_tck.harness.errors import HarnessError
+from agent_tck.harness.jsonschema_util import pointer, validator
+from agent_tck.harness.outcome import Errored, Observed, Output, Rejected
+from agent_tck.harness.protocol import OBSERVE, Run, Start
+from agent_tck.harness.runner import OBSERVED_RULES, evaluate, evaluate_observed
+from agent_tck.harness.vectors import load_cases
 
 
 def register(subparsers: Any) -> None:
     p = subparsers.add_parser("smoke", help="check an adapter's protocol with one case per "
                                             "operation")
     p.add_argument("--impl", required=True, metavar="CMD", help="command that starts the adapter")
-    from ..cli import positive_seconds
+    from agent_tck.harness.cli import positive_seconds
 
     p.add_argument("--timeout", type=positive_seconds, default=10.0, metavar="SECONDS")
     p.set_defaults(func=smoke)
@@ -36,7 +36,7 @@ def _check_command(command: Any) -> str | None:
 
 
 def smoke(args: argparse.Namespace, out: Any = None) -> int:
-    from ..subprocess_target import SubprocessTarget
+    from agent_tck.harness.subprocess_target import SubprocessTarget
 
     out = out or sys.stdout
     problems = 0

@@ -32,16 +32,15 @@ def register(subparsers: Any) -> None:
 
 
 def subagents_command(args: argparse.Namespace) -> int:
+    from agent_tck.harness.compare import first_difference
+    from agent_tck.harness.outcome import Output, Rejected
     from agent_tck.reference_impl.errors import TckError
     from agent_tck.reference_impl.subagents.scenario import parse_scenario
     from agent_tck.reference_impl.subagents.simulator import canonical_json, run, trace_json
 
-    from ..compare import first_difference
-    from ..outcome import Output, Rejected
-
     target = None
     if args.impl:
-        from ..session import open_target
+        from agent_tck.harness.session import open_target
 
         target, _, _ = open_target(args.impl, args.timeout)
     status = 0
@@ -89,9 +88,8 @@ def subagents_command(args: argparse.Namespace) -> int:
 def _document(path: Path) -> Any:
     """A scenario file's document: YAML (``.yaml``, ``.yml``) without aliases, else strict
     JSON; a ValueError (YAMLInputError, StrictJSONError, UnicodeDecodeError) names the line."""
+    from agent_tck.harness.safe_yaml import load
     from agent_tck.reference_impl.strict_json import loads
-
-    from ..safe_yaml import load
 
     data = path.read_bytes()
     if path.suffix.lower() in (".yaml", ".yml"):

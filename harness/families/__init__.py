@@ -28,7 +28,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from ..errors import HarnessError
+from agent_tck.harness.errors import HarnessError
 
 #: Names descriptor modules from outside this package (comma-separated module names).
 ENV = "AGENT_TCK_FAMILIES"

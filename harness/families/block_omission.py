@@ -1,6 +1,6 @@
 """Descriptor of the block-omission family (harness.families)."""
 
-from . import Family
+from agent_tck.harness.families import Family
 
 FAMILY = Family(
     name="block-omission",

@@ -1,6 +1,6 @@
 """Descriptor of the in-history-update family (harness.families)."""
 
-from . import Family
+from agent_tck.harness.families import Family
 
 FAMILY = Family(
     name="in-history-update",

@@ -1,6 +1,6 @@
 """Descriptor of the send-message-adjacency family (harness.families)."""
 
-from . import Family
+from agent_tck.harness.families import Family
 
 FAMILY = Family(
     name="send-message-adjacency",

@@ -35,9 +35,9 @@ import jsonschema
 import referencing
 import referencing.jsonschema
 
-from .errors import TckError
-from .wire.dialects import ANTHROPIC, OPENAI
-from .wire.sse import decode_sse, encode_sse
+from agent_tck.reference_impl.errors import TckError
+from agent_tck.reference_impl.wire.dialects import ANTHROPIC, OPENAI
+from agent_tck.reference_impl.wire.sse import decode_sse, encode_sse
 
 Api = Literal["anthropic", "openai"]
 

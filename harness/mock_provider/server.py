@@ -34,7 +34,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
 from typing import Any
 
-from .model import (
+from agent_tck.harness.mock_provider.model import (
     Abort,
     Exchange,
     Finish,

@@ -20,9 +20,8 @@ from functools import cache, cached_property
 from pathlib import Path
 from typing import IO, Any
 
+from agent_tck.harness.reports.redact import redact
 from agent_tck.reference_impl.strict_json import MAX_DEPTH, StrictJSONError, loads
-
-from .redact import redact
 
 #: longest results.jsonl line read back, in bytes, and deepest nesting (a record wraps an
 #: adapter's output, itself at most MAX_DEPTH deep, a few levels down)
@@ -326,7 +325,7 @@ class Run:
 def _validators() -> dict[str, Any]:
     from jsonschema import Draft202012Validator
 
-    from ..data import vectors_dir
+    from agent_tck.harness.data import vectors_dir
 
     schema = json.loads((vectors_dir() / "schema" / SCHEMA).read_text(encoding="utf-8"))
     Draft202012Validator.check_schema(schema)

@@ -36,8 +36,8 @@ from functools import cache
 from types import MappingProxyType
 from typing import Any, Final
 
-from .. import strict_json
-from .retired_syntax import RETIRED_SYNTAX, retired_syntax
+from agent_tck.reference_impl import strict_json
+from agent_tck.reference_impl.session_log.retired_syntax import RETIRED_SYNTAX, retired_syntax
 
 # --- the format -------------------------------------------------------------------------------
 
