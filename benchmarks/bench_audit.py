@@ -31,12 +31,12 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "src"))  # agent_tck, when the checkout is not installed
 
-from harness.audit.engine import RECENT_AUDITS  # noqa: E402
-from harness.audit.rules import audit_exchange  # noqa: E402
-from harness.audit.tracker import ConversationTracker  # noqa: E402
-from harness.commands.audit import find_mitmdump, mitmdump_command  # noqa: E402
+from agent_tck.harness.audit.engine import RECENT_AUDITS  # noqa: E402
+from agent_tck.harness.audit.rules import audit_exchange  # noqa: E402
+from agent_tck.harness.audit.tracker import ConversationTracker  # noqa: E402
+from agent_tck.harness.commands.audit import find_mitmdump, mitmdump_command  # noqa: E402
 
 WORDS = [
     "the", "of", "and", "a", "to", "in", "is", "you", "that", "it", "was", "for", "on", "are",

@@ -31,10 +31,10 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "src"))  # agent_tck, when the checkout is not installed
 
-from reference_impl.session_log import format as sl  # noqa: E402
-from reference_impl.session_log import recorder as rec  # noqa: E402
+from agent_tck.reference_impl.session_log import format as sl  # noqa: E402
+from agent_tck.reference_impl.session_log import recorder as rec  # noqa: E402
 
 ANSWER = ("The README describes agent-tck, a conformance kit for agent runtimes. It runs "
           "language-neutral vectors through an adapter and writes reports. ") * 3
@@ -156,7 +156,7 @@ def _plain_zstd(path: Path) -> None:
 
 
 def _check_file(path: Path, profile: str = "default") -> dict[str, Any]:
-    from harness.commands.check_log import check_file
+    from agent_tck.harness.commands.check_log import check_file
 
     return check_file(str(path), profile=profile)
 
@@ -191,7 +191,7 @@ print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
 """
 _CHILD_CHECK = """
 import resource, sys
-from harness.cli import main
+from agent_tck.harness.cli import main
 code = main(['check-log', sys.argv[1]])
 print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
 sys.exit(code)
@@ -201,7 +201,7 @@ sys.exit(code)
 def _peak_rss_mb(code: str, path: Path) -> float:
     done = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True,
                           text=True, cwd=ROOT, check=False, timeout=3600,
-                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+                          env={**os.environ, "PYTHONPATH": str(ROOT / "src")})
     if done.returncode != 0:
         raise SystemExit(f"child failed ({done.returncode}): {done.stdout}{done.stderr}")
     return int(done.stdout.strip().splitlines()[-1]) / 1024  # ru_maxrss is in KiB on Linux

@@ -32,7 +32,7 @@ def main() -> None:
     args = parser.parse_args()
     pairs = [(c, e) for c in load_cases() for e in c.expect]
     inproc = InProcessTarget()
-    sub = SubprocessTarget(f"{sys.executable} -m harness.reference_adapter")
+    sub = SubprocessTarget(f"{sys.executable} -m agent_tck.harness.reference_adapter")
     rates: dict[str, list[float]] = {"in-process": [], "subprocess": []}
     try:
         one_round(inproc, pairs), one_round(sub, pairs)  # warm up

@@ -19,8 +19,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from harness import __version__
-from harness.errors import HarnessError
+from agent_tck.harness import __version__
+from agent_tck.harness.errors import HarnessError
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
 EXIT_BROKEN_PIPE = 128 + 13  # what a shell reports for a process ended by SIGPIPE
@@ -56,8 +56,8 @@ def check_families(option: str, given: Sequence[str], valid: Sequence[str]) -> N
 
 
 def _rules_command(args: argparse.Namespace) -> int:
-    from harness.catalogue import load_catalogue
-    from harness.coverage import all_citations, coverage
+    from agent_tck.harness.catalogue import load_catalogue
+    from agent_tck.harness.coverage import all_citations, coverage
 
     catalogue = load_catalogue()
     check_families("--family", args.family, catalogue.families)
@@ -168,10 +168,10 @@ def build_parser() -> argparse.ArgumentParser:
                        help="list the obligations not testable from outside, with the reason")
     rules.set_defaults(func=_rules_command)
 
-    import harness.commands
+    from agent_tck.harness import commands
 
-    for info in sorted(pkgutil.iter_modules(harness.commands.__path__), key=lambda i: i.name):
-        module = importlib.import_module(f"harness.commands.{info.name}")
+    for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda i: i.name):
+        module = importlib.import_module(f"{commands.__name__}.{info.name}")
         module.register(sub)
     return parser
 

@@ -32,7 +32,7 @@ Json = Any
 
 
 def _normalizers() -> dict[str, Normalizer]:
-    from reference_impl.wire import normal_form
+    from agent_tck.reference_impl.wire import normal_form
 
     return {
         "json": lambda value: value,
@@ -48,14 +48,14 @@ def _normalizers() -> dict[str, Normalizer]:
 def _aligners() -> dict[str, Callable[[Any, Any], Any]]:
     """Two-sided equivalences a one-sided normalizer cannot express: (expected, actual) ->
     actual rewritten where it is the same as expected in another form."""
-    from reference_impl.wire import normal_form
+    from agent_tck.reference_impl.wire import normal_form
 
     return {"openai-chat": normal_form.align_openai_chat}
 
 
 def mode_for(operation: str, explicit: str | None) -> str:
     """The vector's mode, else the family descriptors' default for the operation, else json."""
-    from harness.families import default_modes
+    from agent_tck.harness.families import default_modes
 
     return explicit or default_modes().get(operation, "json")
 

@@ -38,13 +38,13 @@ def open_target(impl: str | None, timeout: float = 10.0) -> tuple[Target, dict[s
                                                                    dict[str, Any]]:
     """(target, target info, implementation metadata) for ``--impl`` or the reference."""
     if impl is None:
-        from harness.reference_adapter import handle
+        from agent_tck.harness.reference_adapter import handle
 
         started = handle({"cmd": "start", "protocol": 1}) or {}
         target = InProcessTarget(name=started["implementation"]["name"])
         meta = {**started["implementation"], "operations": sorted(target.operations)}
         return target, {"kind": "in-process"}, meta
-    from harness.subprocess_target import SubprocessTarget
+    from agent_tck.harness.subprocess_target import SubprocessTarget
 
     sub = SubprocessTarget(impl, timeout=timeout)
     return sub, {"kind": "subprocess", "command": impl}, sub.implementation.to_json()
@@ -88,8 +88,8 @@ class _Progress:
 
 
 def run_suite(request: RunRequest, out: IO[str] = sys.stdout, err: IO[str] = sys.stderr) -> int:
-    from harness.reports import render_folder
-    from harness.reports.stream import Writer
+    from agent_tck.harness.reports import render_folder
+    from agent_tck.harness.reports.stream import Writer
 
     catalogue = load_catalogue()
     _check_filters(request, catalogue.families, set(catalogue.by_id))

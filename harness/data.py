@@ -1,18 +1,19 @@
-"""Where the kit's data lives: the repository checkout, or the copy inside an installed wheel."""
+"""Where the kit's data lives: beside the packages, in the checkout and in an installed wheel
+(which places ``vectors/``, ``features/`` and ``matrix/`` in ``agent_tck/`` beside ``harness/``)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 _PACKAGE = Path(__file__).resolve().parent
-_REPO = _PACKAGE.parent
+_REPO = _PACKAGE.parent  # the checkout, or agent_tck/ in site-packages
 
 
 def data_dir(name: str) -> Path:
-    """``vectors`` or ``features``: the checkout's folder, else the wheel's bundled copy."""
-    for candidate in (_REPO / name, _PACKAGE / "_data" / name):
-        if candidate.is_dir():
-            return candidate
+    """``vectors`` or ``features``: the folder beside ``harness/``."""
+    candidate = _REPO / name
+    if candidate.is_dir():
+        return candidate
     raise FileNotFoundError(f"agent-tck data folder {name!r} not found beside {_PACKAGE}")
 
 

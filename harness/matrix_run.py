@@ -37,7 +37,7 @@ from typing import Any
 
 import yaml
 
-from harness import matrix_model as mm
+from agent_tck.harness import matrix_model as mm
 
 MATRIX_DIR = Path(__file__).resolve().parent.parent / "matrix"
 DEFAULT_REPORT_DIR = Path("reports") / "matrix"
@@ -86,7 +86,7 @@ class Scrub:
     """The audit's scrubber plus literal replacement of this process's secret values."""
 
     def __init__(self, literals: Iterable[str]) -> None:
-        from harness.audit.redact import Scrubber
+        from agent_tck.harness.audit.redact import Scrubber
 
         self.scrubber = Scrubber()
         self.literals = list(literals)
@@ -269,7 +269,7 @@ class Settings:
     out: Path
     timeout: float = 90.0  # one driver run
     proxy_timeout: float = 60.0  # the audit proxy's start and stop
-    audit_argv: tuple[str, ...] = (sys.executable, "-m", "harness.cli", "audit")
+    audit_argv: tuple[str, ...] = (sys.executable, "-m", "agent_tck", "audit")
     save_vectors: bool = False  # a regression vector per request with findings
 
 
@@ -285,7 +285,7 @@ def run_cell(cell: mm.Cell, installed: Installed | InstallError, settings: Setti
         return mm.Outcome(**base, status="could-not-run",
                           reason=scrub.text(f"install failed: {installed}"),
                           log=str(rel / "driver.log"))
-    from harness.mock_provider.server import start
+    from agent_tck.harness.mock_provider.server import start
 
     scenario_path = folder / "scenario.json"
     scenario_path.write_text(json.dumps({**cell.scenario.data, "api": cell.column.api},
@@ -331,7 +331,7 @@ def run_cell(cell: mm.Cell, installed: Installed | InstallError, settings: Setti
 def _save_vectors(cell: mm.Cell, audit: Mapping[str, Any], bodies: Sequence[Any],
                   findings: tuple[Mapping[str, Any], ...], *, out: Path, scrub: Scrub
                   ) -> tuple[Mapping[str, Any], ...]:
-    from harness.audit.engine import CONVERSATION_RULES
+    from agent_tck.harness.audit.engine import CONVERSATION_RULES
 
     doc = mm.regression_vectors(cell.id, cell.column.api, audit, bodies, CONVERSATION_RULES)
     if doc is None:
@@ -414,8 +414,8 @@ def _llm_bodies(received: Iterable[Any]) -> list[Any]:
 def run_matrix(cells: Sequence[mm.Cell], agents: Sequence[mm.Agent], settings: Settings, *,
                jobs: int = 1, offline: bool = False,
                progress: Callable[[str], None] = lambda _m: None) -> dict[str, Any]:
-    from harness import __version__
-    from harness.audit.report import rule_infos
+    from agent_tck.harness import __version__
+    from agent_tck.harness.audit.report import rule_infos
 
     scrub = Scrub(secret_values(os.environ))
     settings.out.mkdir(parents=True, exist_ok=True)

@@ -36,7 +36,7 @@ from typing import Any
 
 import yaml
 
-from harness.errors import HarnessError
+from agent_tck.harness.errors import HarnessError
 
 ROOT = Path(__file__).resolve().parent.parent
 #: the top-level packages a fault may target
@@ -204,13 +204,14 @@ def _worker(paths: Sequence[str]) -> dict[str, Any]:
 
     cases = load_cases(known_rules=load_catalogue().by_id)
     results: dict[str, Any] = {}
+    ours = {f"{agent_tck.__name__}.{p}" for p in PACKAGES}
     for copy in paths:
         # the copy holds only the mutated top-level package; the other resolves to the checkout
-        for name in [m for m in sys.modules if m.split(".")[0] in PACKAGES]:
+        for name in [m for m in sys.modules if ".".join(m.split(".")[:2]) in ours]:
             del sys.modules[name]
-        sys.path.insert(0, copy)
+        agent_tck.__path__.insert(0, copy)  # agent_tck.<package> is now the mutated copy
         try:
-            from harness.families import operations
+            from agent_tck.harness.families import operations
 
             # as `run` does, with protocol 1.1 observations; only a failed case kills (an
             # errored one is the implementation crashing, not a rule catching the fault)
@@ -221,7 +222,7 @@ def _worker(paths: Sequence[str]) -> dict[str, Any]:
         except Exception as exc:  # a mutant that breaks the import is reported, not killed
             results[copy] = {"error": f"{type(exc).__name__}: {exc}"}
         finally:
-            sys.path.remove(copy)
+            agent_tck.__path__.remove(copy)
     return results
 
 
@@ -249,7 +250,7 @@ def run_mutants(mutants: Sequence[Mutant], *, jobs: int = 2,
                 return {}
             env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
             proc = subprocess.run(
-                [sys.executable, "-m", "harness.mutants", "--worker", *batch],
+                [sys.executable, "-m", "agent_tck.harness.mutants", "--worker", *batch],
                 capture_output=True, text=True, env=env, cwd=root, timeout=900, check=False,
             )
             if proc.returncode != 0:

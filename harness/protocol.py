@@ -25,9 +25,9 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from harness.jsonschema_util import pointer, validator
-from harness.outcome import CallResult, Errored, Observed, Output, Rejected
-from reference_impl import strict_json
+from agent_tck.harness.jsonschema_util import pointer, validator
+from agent_tck.harness.outcome import CallResult, Errored, Observed, Output, Rejected
+from agent_tck.reference_impl import strict_json
 
 PROTOCOL_VERSION = 1
 #: Protocol 1.1 observation capability: what an adapter can report beyond a result (BO-008).

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from harness.outcome import CallResult, Errored
+from agent_tck.harness.outcome import CallResult, Errored
 
 if TYPE_CHECKING:
     from harness.evaluate import Judgment
@@ -36,15 +36,15 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    from harness.catalogue import load_catalogue
+    from agent_tck.harness.catalogue import load_catalogue
 
     for rule in load_catalogue().rules:
         config.addinivalue_line("markers", f"{rule.id}: {rule.level} {rule.title or rule.family}")
-    import harness.bdd
+    from agent_tck.harness import bdd
 
-    for info in sorted(pkgutil.iter_modules(harness.bdd.__path__), key=lambda i: i.name):
+    for info in sorted(pkgutil.iter_modules(bdd.__path__), key=lambda i: i.name):
         if info.name.startswith("steps_"):
-            name = f"harness.bdd.{info.name}"
+            name = f"{bdd.__name__}.{info.name}"
             if not config.pluginmanager.has_plugin(name):
                 config.pluginmanager.import_plugin(name)
 
@@ -139,8 +139,8 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
         return
     from pathlib import Path
 
-    from harness.catalogue import load_catalogue
-    from harness.vectors import load_cases
+    from agent_tck.harness.catalogue import load_catalogue
+    from agent_tck.harness.vectors import load_cases
 
     extra = [Path(p) for p in config.getoption("--agent-tck-vectors")]
     for case in load_cases(extra, known_rules=load_catalogue().by_id):

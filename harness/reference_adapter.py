@@ -1,7 +1,7 @@
 """The reference implementation's adapter: the adapter protocol over stdin/stdout.
 
-Run as ``python -m harness.reference_adapter``. A thin shell: it decodes a command, calls the
-pure operation of ``reference_impl/<family>/ops.py`` that the family descriptors name
+Run as ``python -m agent_tck.harness.reference_adapter``. A thin shell: it decodes a command,
+calls the pure operation of ``reference_impl/<family>/ops.py`` that the family descriptors name
 (:func:`harness.families.operations`), encodes the reply. It lives in ``harness/`` because it
 reads stdin and writes stdout (``reference_impl/`` does no I/O). Apart from that registry it is
 deliberately written the way an implementer's adapter in any language would be
@@ -15,8 +15,8 @@ import sys
 import traceback
 from typing import IO, Any
 
-from harness.families import operations
-from reference_impl.errors import TckError
+from agent_tck.harness.families import operations
+from agent_tck.reference_impl.errors import TckError
 
 OPERATIONS = operations()
 

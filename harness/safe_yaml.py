@@ -12,7 +12,7 @@ from typing import Any
 
 import yaml
 
-from reference_impl.strict_json import MAX_DEPTH
+from agent_tck.reference_impl.strict_json import MAX_DEPTH
 
 
 class YAMLInputError(ValueError):

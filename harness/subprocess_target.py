@@ -27,10 +27,10 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Any
 
-from harness import __version__
-from harness.errors import HarnessError
-from harness.outcome import CallResult, Errored, Observed
-from harness.protocol import (
+from agent_tck.harness import __version__
+from agent_tck.harness.errors import HarnessError
+from agent_tck.harness.outcome import CallResult, Errored, Observed
+from agent_tck.harness.protocol import (
     OBSERVE,
     Implementation,
     ProtocolViolation,

@@ -12,8 +12,8 @@ import traceback
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
-from harness.outcome import CallResult, Errored, Observed, Output, Rejected
-from harness.protocol import OBSERVE
+from agent_tck.harness.outcome import CallResult, Errored, Observed, Output, Rejected
+from agent_tck.harness.protocol import OBSERVE
 
 
 class Target(Protocol):
@@ -52,7 +52,7 @@ class InProcessTarget:
         name: str = "reference",
     ) -> None:
         if registry is None:  # the operations every family descriptor names
-            from harness.families import operations
+            from agent_tck.harness.families import operations
 
             registry = operations()
         self._registry = dict(registry)
@@ -88,7 +88,7 @@ class InProcessTarget:
 
     @staticmethod
     def _once(fn: Callable[[Any], Any], data: Any) -> CallResult:
-        from reference_impl.errors import TckError
+        from agent_tck.reference_impl.errors import TckError
 
         try:
             return Output(fn(data))

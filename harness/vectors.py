@@ -13,11 +13,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from harness import families
-from harness.data import vectors_dir
-from harness.errors import HarnessError
-from harness.jsonschema_util import validate
-from reference_impl.strict_json import StrictJSONError, loads
+from agent_tck.harness import families
+from agent_tck.harness.data import vectors_dir
+from agent_tck.harness.errors import HarnessError
+from agent_tck.harness.jsonschema_util import validate
+from agent_tck.reference_impl.strict_json import StrictJSONError, loads
 
 _NOT_VECTORS = {"schema", "rules"}
 

@@ -23,6 +23,6 @@ imports): the adapter (:mod:`harness.reference_adapter`), the mock provider and 
 rules and tracker are tools of the kit and live in ``harness/``.
 """
 
-from reference_impl.errors import TckError
+from agent_tck.reference_impl.errors import TckError
 
 __all__ = ["TckError"]

@@ -22,6 +22,16 @@ ROOT = Path(__file__).resolve().parent.parent
 FAKES = Path(__file__).resolve().parent / "fakes"
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _only_installed_import_names():
+    """Installed, the packages are ``agent_tck.harness`` and ``agent_tck.reference_impl``; a
+    bare ``harness`` imported in this session worked only because the checkout is the working
+    folder, and breaks from a wheel (tools/namespace.py)."""
+    yield
+    bare = sorted(m for m in sys.modules if m.split(".")[0] in ("harness", "reference_impl"))
+    assert not bare, f"imported by names the wheel does not install: {bare}"
+
+
 @pytest.fixture
 def fake_adapter():
     """The command line that runs one of the misbehaving fake adapters in tests/fakes/."""
@@ -35,7 +45,7 @@ def fake_adapter():
 
 @pytest.fixture
 def reference_adapter_command() -> str:
-    return f"{sys.executable} -m harness.reference_adapter"
+    return f"{sys.executable} -m agent_tck.harness.reference_adapter"
 
 
 def pytest_terminal_summary(terminalreporter):

@@ -14,7 +14,7 @@ import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from reference_impl.session_log.dsh_v4 import KNOWN_EVENT_TYPES
+from agent_tck.reference_impl.session_log.dsh_v4 import KNOWN_EVENT_TYPES
 
 T0 = 1_760_000_000_000
 MODEL = {"kind": "model", "provider": "deepseek", "model": "deepseek-chat"}

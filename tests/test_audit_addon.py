@@ -201,7 +201,7 @@ def test_options_reach_the_auditor(addon_ctx: Any) -> None:
 
 def test_results_are_streamed_as_the_audit_goes(addon_ctx: Any, tmp_path: Path) -> None:
     """A proxy killed with kill -9 leaves a truncated results.jsonl `agent-tck report` renders."""
-    from harness.reports import read, render
+    from agent_tck.harness.reports import read, render
 
     addon, tctx = addon_ctx
     addon.running()

@@ -9,7 +9,7 @@ import zlib
 import brotli
 import pytest
 
-from harness.audit.capture import (
+from agent_tck.harness.audit.capture import (
     BodyProblem,
     RawExchange,
     RawMessage,

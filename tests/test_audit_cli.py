@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from harness.cli import main
-from harness.commands.audit import mitmdump_command, parse_listen
-from harness.errors import HarnessError
+from agent_tck.harness.cli import main
+from agent_tck.harness.commands.audit import mitmdump_command, parse_listen
+from agent_tck.harness.errors import HarnessError
 
 KEY = "sk-ant-api03-PLANTEDcliKEY0123456789abc"
 

@@ -466,7 +466,7 @@ def test_the_audit_command_survives_an_unreachable_upstream(tmp_path: Path) -> N
     mitmdump()
     dead, port = free_port(), free_port()
     report_dir = tmp_path / "reports"
-    cmd = [sys.executable, "-m", "harness.cli", "audit", "--listen", f"127.0.0.1:{port}",
+    cmd = [sys.executable, "-m", "agent_tck", "audit", "--listen", f"127.0.0.1:{port}",
            "--upstream", f"http://127.0.0.1:{dead}", "--report-dir", str(report_dir),
            "--format", "json"]
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}

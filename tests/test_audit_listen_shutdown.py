@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.commands.audit import find_mitmdump
-from harness.errors import HarnessError
+from agent_tck.harness.commands.audit import find_mitmdump
+from agent_tck.harness.errors import HarnessError
 
 pytestmark = pytest.mark.slow
 pytest.importorskip("mitmproxy")
@@ -87,13 +87,13 @@ def test_sigterm_audits_every_request_in_flight(tmp_path: Path) -> None:
         find_mitmdump(None)
     except HarnessError:
         pytest.skip("mitmdump is not installed")
-    from harness.reports import read
+    from agent_tck.harness.reports import read
 
     upstream = SilentUpstream()
     port = free_port()
     report_dir = tmp_path / "reports"
     cli = subprocess.Popen(
-        [sys.executable, "-m", "harness.cli", "audit", "--listen", f"127.0.0.1:{port}",
+        [sys.executable, "-m", "agent_tck", "audit", "--listen", f"127.0.0.1:{port}",
          "--upstream", f"http://127.0.0.1:{upstream.port}", "--report-dir", str(report_dir),
          "--format", "json"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT,

@@ -12,9 +12,9 @@ import pytest
 from mitmproxy import http, io
 from mitmproxy.test import tflow
 
-from harness.audit.capture import RawExchange, to_exchange
-from harness.audit.readers import CaptureNote, detect, read_capture
-from harness.errors import HarnessError
+from agent_tck.harness.audit.capture import RawExchange, to_exchange
+from agent_tck.harness.audit.readers import CaptureNote, detect, read_capture
+from agent_tck.harness.errors import HarnessError
 
 BODY = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
 SSE = "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n"

@@ -10,13 +10,13 @@ from typing import Any
 
 import pytest
 
-from harness.audit import regression
-from harness.cli import main
-from harness.families import run_operation
-from harness.reports import read
+from agent_tck.harness.audit import regression
+from agent_tck.harness.cli import main
+from agent_tck.harness.families import run_operation
+from agent_tck.harness.reports import read
 
 ROOT = Path(__file__).resolve().parent.parent
-REFERENCE = f"{sys.executable} -m harness.reference_adapter"
+REFERENCE = f"{sys.executable} -m agent_tck.harness.reference_adapter"
 KEY = "sk-ant-api03-PLANTEDregressionKEY0123456789"
 
 
@@ -227,7 +227,7 @@ def test_jobs_audits_independent_files_apart_and_linked_files_together(
 
 
 def test_linked_groups_are_connected_components() -> None:
-    from harness.audit.batch import linked
+    from agent_tck.harness.audit.batch import linked
 
     keys = [frozenset({"a"}), frozenset({"x"}), frozenset({"b", "a"}), frozenset({"b"}),
             frozenset()]

@@ -21,8 +21,8 @@ import anthropic
 import openai
 import pytest
 
-from harness.commands.audit import mitmdump_command
-from harness.mock_provider.server import start
+from agent_tck.harness.commands.audit import mitmdump_command
+from agent_tck.harness.mock_provider.server import start
 from tests.test_audit_e2e import free_port, mitmdump, stop, text, wait_for_port
 
 pytestmark = pytest.mark.slow

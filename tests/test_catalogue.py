@@ -6,9 +6,14 @@ import re
 
 import pytest
 
-from harness.catalogue import FAMILIES, load_catalogue, scenario_citations, wire_check_citations
-from harness.data import spec_dir, vectors_dir
-from harness.vectors import load_cases
+from agent_tck.harness.catalogue import (
+    FAMILIES,
+    load_catalogue,
+    scenario_citations,
+    wire_check_citations,
+)
+from agent_tck.harness.data import spec_dir, vectors_dir
+from agent_tck.harness.vectors import load_cases
 
 CATALOGUE = load_catalogue()
 CASES = load_cases()

@@ -9,16 +9,16 @@ from pathlib import Path
 
 import pytest
 
-from harness.cli import main
-from harness.reports import read
+from agent_tck.harness.cli import main
+from agent_tck.harness.reports import read
 
 ROOT = Path(__file__).resolve().parent.parent
-REFERENCE = f"{sys.executable} -m harness.reference_adapter"
+REFERENCE = f"{sys.executable} -m agent_tck.harness.reference_adapter"
 FAMILIES = ["--family", "block-omission", "--family", "in-history-update"]
 
 
 def agent_tck(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "harness.cli", *args], capture_output=True,
+    return subprocess.run([sys.executable, "-m", "agent_tck", *args], capture_output=True,
                           text=True, cwd=cwd, timeout=300, check=False)
 
 
@@ -265,7 +265,7 @@ def test_sigterm_leaves_reports_marked_truncated(tmp_path, fake_adapter):
 
     folder = tmp_path / "r"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "harness.cli", "run", "--impl", fake_adapter("fake", "hang:"),
+        [sys.executable, "-m", "agent_tck", "run", "--impl", fake_adapter("fake", "hang:"),
          "--family", "block-omission", "--report-dir", str(folder), "--timeout", "30"],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 30

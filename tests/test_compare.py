@@ -1,6 +1,6 @@
 """The generic JSON comparison (the wire normalizations have their own tests)."""
 
-from harness.compare import compare, first_difference, mode_for
+from agent_tck.harness.compare import compare, first_difference, mode_for
 
 
 def test_key_order_never_matters_array_order_does():

@@ -321,7 +321,7 @@ def test_the_vectors_catch_a_faulty_implementation(name):
 
 def test_an_integral_float_seq_is_the_integer_for_admission_and_the_reader_alike():
     """JSON does not tell 3 from 3.0: the developer admission agrees with the log reader."""
-    from reference_impl.developer_messages.admission import _is_count
+    from agent_tck.reference_impl.developer_messages.admission import _is_count
 
     assert _is_count(3.0) and _is_count(0) and _is_count(7)
     assert not _is_count(3.5) and not _is_count(True) and not _is_count(-1.0)

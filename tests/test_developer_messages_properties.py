@@ -14,8 +14,8 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from harness.families import run_operation
-from reference_impl.developer_messages import admission as dm
+from agent_tck.harness.families import run_operation
+from agent_tck.reference_impl.developer_messages import admission as dm
 
 SETTINGS = settings(max_examples=40, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])

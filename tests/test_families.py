@@ -18,12 +18,12 @@ from pathlib import Path
 
 import pytest
 
-import reference_impl
-from harness import families
-from harness.catalogue import load_catalogue
-from harness.compare import _normalizers
-from harness.errors import HarnessError
-from harness.vectors import load_cases, load_file
+from agent_tck import reference_impl as reference
+from agent_tck.harness import families
+from agent_tck.harness.catalogue import load_catalogue
+from agent_tck.harness.compare import _normalizers
+from agent_tck.harness.errors import HarnessError
+from agent_tck.harness.vectors import load_cases, load_file
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures"
@@ -36,7 +36,7 @@ def agent_tck(*args: str, plug_in: str | None = None) -> subprocess.CompletedPro
         env[families.ENV] = plug_in
         env["PYTHONPATH"] = os.pathsep.join(p for p in (str(FIXTURES), env.get("PYTHONPATH"))
                                             if p)
-    return subprocess.run([sys.executable, "-m", "harness.cli", *args], capture_output=True,
+    return subprocess.run([sys.executable, "-m", "agent_tck", *args], capture_output=True,
                           text=True, cwd=ROOT, timeout=300, check=False, env=env)
 
 
@@ -54,11 +54,11 @@ def test_every_catalogue_and_vector_family_has_a_descriptor_with_its_prefix():
 def test_descriptors_name_every_operations_module_of_the_reference():
     named = {m for f in families.families() for m in f.operations}
     modules = set()
-    for info in pkgutil.iter_modules(reference_impl.__path__):
-        if info.ispkg and importlib.util.find_spec(f"reference_impl.{info.name}.ops"):
-            modules.add(f"reference_impl.{info.name}.ops")
+    for info in pkgutil.iter_modules(reference.__path__):
+        if info.ispkg and importlib.util.find_spec(f"agent_tck.reference_impl.{info.name}.ops"):
+            modules.add(f"agent_tck.reference_impl.{info.name}.ops")
     # the wire-audit family's operations run the audit's own rules, so they live beside them
-    assert named == modules | {"harness.audit.operations"}
+    assert named == modules | {"agent_tck.harness.audit.operations"}
     assert set(families.operations()) == {
         name for module in named for name in importlib.import_module(module).OPERATIONS}
 
@@ -75,7 +75,7 @@ def test_wire_checks_are_read_only_from_the_module_the_audit_runs():
     # harness.audit.engine runs harness.audit.rules and nothing else: a descriptor naming
     # another module would claim coverage by checks that never run.
     assert {m for f in families.families() for m in f.wire_checks} == {
-        "harness.audit.rules"}
+        "agent_tck.harness.audit.rules"}
     assert families.wire_checks()
 
 
@@ -107,7 +107,7 @@ def test_a_vector_file_naming_an_undeclared_family_is_an_error():
 
 def test_two_descriptors_with_one_prefix_are_an_error(monkeypatch, tmp_path):
     (tmp_path / "twin_family.py").write_text(
-        "from harness.families import Family\n"
+        "from agent_tck.harness.families import Family\n"
         "FAMILY = Family(name='twin', prefix='BO', order=999)\n", encoding="utf-8")
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.setenv(families.ENV, "twin_family")

@@ -21,8 +21,8 @@ from typing import Any
 
 import pytest
 
-from harness.audit.readers import CaptureNote, read_capture, read_jsonl
-from harness.cli import main
+from agent_tck.harness.audit.readers import CaptureNote, read_capture, read_jsonl
+from agent_tck.harness.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 DEEP = 100_000
@@ -318,7 +318,7 @@ def test_an_upstream_that_is_not_a_url_is_refused(capsys: pytest.CaptureFixture[
 
 
 def test_mutants_finds_the_checkout_it_runs_in(tmp_path: Path) -> None:
-    from harness.mutants import find_checkout
+    from agent_tck.harness.mutants import find_checkout
 
     for part in ("tests/mutants", "reference_impl", "harness", "sub/dir"):
         (tmp_path / part).mkdir(parents=True)
@@ -331,7 +331,7 @@ def _closed_pipe_run(*argv: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     read_end, write_end = os.pipe()
     os.close(read_end)
     try:
-        return subprocess.run([sys.executable, "-m", "harness.cli", *argv], stdout=write_end,
+        return subprocess.run([sys.executable, "-m", "agent_tck", *argv], stdout=write_end,
                               stderr=subprocess.PIPE, text=True, cwd=cwd, timeout=300,
                               check=False, env={**os.environ, "PYTHONPATH": str(ROOT)})
     finally:
@@ -356,7 +356,7 @@ def test_readers_stay_within_a_memory_limit(tmp_path: Path) -> None:
     script = textwrap.dedent("""
         import resource, sys
         resource.setrlimit(resource.RLIMIT_AS, (1536 << 20, 1536 << 20))
-        from harness.cli import main
+        from agent_tck.harness.cli import main
         codes = [main(["audit", "--read", "dump.flows", "--report-dir", "o1"]),
                  main(["run", "--expect", "bomb.yaml", "--rule", "BO-001", "--report-dir", "o2"]),
                  main(["audit", "--read", "deep.har", "--report-dir", "o3"])]
@@ -374,7 +374,7 @@ def test_readers_stay_within_a_memory_limit(tmp_path: Path) -> None:
 def test_the_mock_provider_accepts_200_connections_at_once() -> None:
     """The listen backlog holds 200 clients connecting before the server accepts any (with
     socketserver's default of 5, about 5% were reset); Nagle stays off for SSE."""
-    from harness.mock_provider.server import MockProviderServer, _Handler, make_provider
+    from agent_tck.harness.mock_provider.server import MockProviderServer, _Handler, make_provider
 
     server = MockProviderServer(("127.0.0.1", 0), make_provider(
         {"version": 1, "replies": [{"content": [{"type": "text", "text": "x"}]}]}))

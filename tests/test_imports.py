@@ -16,14 +16,17 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("harness", "reference_impl")
+NAMESPACE = "agent_tck"  # the one import package; tools/namespace.py
+PACKAGES = ("harness", "reference_impl")  # its subpackages, folders at the repository root
 
 
 def _modules() -> dict[str, Path]:
     out: dict[str, Path] = {}
-    for package in PACKAGES:
-        for path in sorted((ROOT / package).rglob("*.py")):
-            parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    folders = [(ROOT / "src" / NAMESPACE, [NAMESPACE])]
+    folders += [(ROOT / package, [NAMESPACE, package]) for package in PACKAGES]
+    for folder, prefix in folders:
+        for path in sorted(folder.rglob("*.py")):
+            parts = [*prefix, *path.relative_to(folder).with_suffix("").parts]
             if parts[-1] == "__init__":
                 parts.pop()
             out[".".join(parts)] = path
@@ -111,7 +114,7 @@ def _third_party() -> set[str]:
                 found |= {a.name.split(".")[0] for a in node.names}
             elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
                 found.add(node.module.split(".")[0])
-    return found - set(PACKAGES)
+    return found - {NAMESPACE}
 
 
 # One child per module, forked from an interpreter that has imported nothing of ours (other
@@ -125,7 +128,7 @@ for other in sys.argv[1:split]:
         importlib.import_module(other)
     except Exception:
         pass  # an optional extra that is not installed; the module importing it will say so
-assert not [m for m in sys.modules if m.split(".")[0] in ("harness", "reference_impl")]
+assert not [m for m in sys.modules if m.split(".")[0] in ("agent_tck", "harness", "reference_impl")]
 failed = []
 running = {}  # pid -> (name, read end of its pipe); a few children at a time
 queue = sys.argv[split + 1:]
@@ -169,7 +172,7 @@ def test_every_module_imports_alone_in_a_fresh_interpreter():
         if proc.returncode != 0:
             failures.append(proc.stdout + proc.stderr)
     assert not failures, "\n".join(failures)
-    assert {"harness.cli", "reference_impl.serialize.ops"} <= set(names)
+    assert {"agent_tck.harness.cli", "agent_tck.reference_impl.serialize.ops"} <= set(names)
 
 
 def test_the_import_driver_reports_a_module_that_fails():
@@ -194,7 +197,7 @@ IO_MODULES = frozenset({
 #: Builtins that read or write the console or a file.
 IO_BUILTINS = frozenset({"open", "print", "input", "breakpoint"})
 #: Our own packages reference_impl may not import (harness is the kit around it).
-NOT_BELOW = ("harness",)
+NOT_BELOW = (f"{NAMESPACE}.harness", "harness")
 
 
 def io_uses(source: str) -> list[str]:
@@ -212,17 +215,18 @@ def io_uses(source: str) -> list[str]:
             found.append(f"line {node.lineno}: calls {node.func.id}()")
         for name in names:
             top = name.split(".")[0]
-            if top in IO_MODULES or top in NOT_BELOW:
+            if top in IO_MODULES or any(name == n or name.startswith(f"{n}.") for n in NOT_BELOW):
                 found.append(f"line {node.lineno}: imports {name}")
     return found
 
 
 def test_the_io_check_finds_io():
-    source = ("import os.path\nfrom time import monotonic\nfrom harness.errors import X\n"
+    source = ("import os.path\nfrom time import monotonic\nfrom agent_tck.harness.errors import X\n"
               "def f():\n    import socket\n    print(open('x').read())\n")
     assert io_uses(source) == [
-        "line 1: imports os.path", "line 2: imports time", "line 3: imports harness.errors",
-        "line 5: imports socket", "line 6: calls print()", "line 6: calls open()"]
+        "line 1: imports os.path", "line 2: imports time",
+        "line 3: imports agent_tck.harness.errors", "line 5: imports socket",
+        "line 6: calls print()", "line 6: calls open()"]
     assert io_uses("import json\nfrom collections.abc import Mapping\n") == []
 
 
@@ -230,6 +234,6 @@ def test_reference_impl_does_no_io():
     """The design card: reference_impl/ is pure functions and state tables; the adapter, the mock
     provider and the audit's rules live in harness/."""
     offenders = {name: uses for name, path in MODULES.items()
-                 if name.split(".")[0] == "reference_impl"
+                 if name.split(".")[:2] == [NAMESPACE, "reference_impl"]
                  and (uses := io_uses(path.read_text(encoding="utf-8")))}
     assert offenders == {}

@@ -28,7 +28,7 @@ pytestmark = [
 
 def agent_tck(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "harness.cli", *args],
+        [sys.executable, "-m", "agent_tck", *args],
         cwd=ROOT, capture_output=True, text=True, timeout=300, check=False,
     )
 

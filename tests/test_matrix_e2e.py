@@ -22,10 +22,10 @@ from unittest import mock
 import jsonschema
 import pytest
 
-from harness import matrix_model as mm
-from harness import matrix_run as mr
-from harness.commands.audit import find_mitmdump
-from harness.errors import HarnessError
+from agent_tck.harness import matrix_model as mm
+from agent_tck.harness import matrix_run as mr
+from agent_tck.harness.commands.audit import find_mitmdump
+from agent_tck.harness.errors import HarnessError
 
 pytestmark = pytest.mark.slow
 pytest.importorskip("mitmproxy")
@@ -162,7 +162,7 @@ def test_no_planted_secret_reaches_any_artifact(matrix: dict[str, Any]) -> None:
 
 def test_saved_regression_vectors_give_the_findings_they_came_from(
         matrix: dict[str, Any]) -> None:
-    from harness.audit.operations import wire_check
+    from agent_tck.harness.audit.operations import wire_check
 
     failed = cell(matrix["doc"], "py-anthropic/anthropic", "BO-001")
     path, _, case_id = failed["findings"][0]["vector"].partition("#")

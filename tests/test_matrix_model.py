@@ -9,9 +9,9 @@ from typing import Any
 import jsonschema
 import pytest
 
-from harness import matrix_model as mm
-from harness import matrix_run as mr
-from harness.catalogue import load_catalogue
+from agent_tck.harness import matrix_model as mm
+from agent_tck.harness import matrix_run as mr
+from agent_tck.harness.catalogue import load_catalogue
 
 SCHEMA = json.loads((mr.MATRIX_DIR / "schema" / "scenario.schema.json").read_text())
 MATRIX_SCHEMA = json.loads((mr.MATRIX_DIR / "schema" / "matrix.schema.json").read_text())
@@ -186,7 +186,7 @@ def test_a_rule_whose_situation_the_client_rewrote_away_is_not_exercised() -> No
 
 
 def test_the_command_and_the_shell_agree_on_where_the_matrix_lives() -> None:
-    from harness.commands import matrix as command
+    from agent_tck.harness.commands import matrix as command
 
     assert command.MATRIX_DIR == mr.MATRIX_DIR
     assert command.DEFAULT_REPORT_DIR == mr.DEFAULT_REPORT_DIR

@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from harness.families import run_operation
-from reference_impl.errors import TckError
-from reference_impl.message_parts.reconciler import (
+from agent_tck.harness.families import run_operation
+from agent_tck.reference_impl.errors import TckError
+from agent_tck.reference_impl.message_parts.reconciler import (
     EVENT_FIELDS,
     KIND_FIELDS,
     KINDS,
@@ -23,7 +23,12 @@ from reference_impl.message_parts.reconciler import (
     feed,
     reconcile,
 )
-from reference_impl.message_parts.views import ViewSettings, answer_view, parts_view, project_view
+from agent_tck.reference_impl.message_parts.views import (
+    ViewSettings,
+    answer_view,
+    parts_view,
+    project_view,
+)
 
 START = {"type": "turn.start", "turn": "t1", "user": {"id": "u1", "author": "a", "text": "q"}}
 PART_EVENTS = ("part.start", "part.delta", "part.final", "part.end", "part.export")

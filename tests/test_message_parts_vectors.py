@@ -19,10 +19,10 @@ import pytest
 from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 
-from harness.compare import first_difference
-from harness.families import run_operation
-from harness.jsonschema_util import validate
-from reference_impl.errors import TckError
+from agent_tck.harness.compare import first_difference
+from agent_tck.harness.families import run_operation
+from agent_tck.harness.jsonschema_util import validate
+from agent_tck.reference_impl.errors import TckError
 
 ROOT = Path(__file__).resolve().parent.parent
 FOLDER = ROOT / "vectors" / "message-parts"
@@ -124,7 +124,7 @@ def test_the_readme_documents_every_operation_and_error_code():
         for name in ("reconciler.py", "views.py", "ops.py")
     )
     codes = set(re.findall(r'"(?:reject:)?([A-Z][A-Z_]{4,})"', code)) - {"ABSENT", "OPEN"}
-    from reference_impl.message_parts.ops import OPERATIONS
+    from agent_tck.reference_impl.message_parts.ops import OPERATIONS
 
     for name in OPERATIONS:
         assert f"`{name}`" in readme, name

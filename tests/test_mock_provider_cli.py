@@ -14,14 +14,14 @@ from pathlib import Path
 import openai
 import pytest
 
-from harness.cli import main
-from harness.commands.simulate_provider import (
+from agent_tck.harness.cli import main
+from agent_tck.harness.commands.simulate_provider import (
     load_script,
     parse_listen,
     register,
     simulate_provider,
 )
-from harness.errors import HarnessError
+from agent_tck.harness.errors import HarnessError
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = {"version": 1, "replies": [{"content": [{"type": "text", "text": "from the script"}]}]}
@@ -110,7 +110,7 @@ def test_the_command_runs_as_a_process_and_stops_on_sigterm(tmp_path: Path) -> N
         [
             sys.executable,
             "-m",
-            "harness.cli",
+            "agent_tck",
             "simulate-provider",
             "--script",
             str(script),

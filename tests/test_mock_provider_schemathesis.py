@@ -18,7 +18,7 @@ import pytest
 import schemathesis
 from hypothesis import HealthCheck, settings
 
-from harness.mock_provider.server import MockProviderServer, start
+from agent_tck.harness.mock_provider.server import MockProviderServer, start
 
 pytestmark = pytest.mark.slow
 

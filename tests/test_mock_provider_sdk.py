@@ -21,7 +21,7 @@ import httpx2
 import openai
 import pytest
 
-from harness.mock_provider.server import MockProviderServer, load_openapi_document, start
+from agent_tck.harness.mock_provider.server import MockProviderServer, load_openapi_document, start
 
 pytestmark = pytest.mark.slow
 

@@ -45,12 +45,15 @@ def mutated(name: str, tmp_path: Path) -> dict[str, str]:
     mutant = next(m for m in load_mutants() if m.name == name)
     copy = tmp_path / name
     package = Path(mutant.file).parts[0]
-    shutil.copytree(ROOT / package, copy / package, ignore=shutil.ignore_patterns("__pycache__"))
-    apply(mutant, copy)
+    # agent_tck of this copy: the mutated package first, the rest from the checkout
+    shutil.copytree(ROOT / package, copy / "agent_tck" / package,
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    (copy / "agent_tck" / "__init__.py").write_text(f"__path__.append({str(ROOT)!r})\n")
+    apply(mutant, copy / "agent_tck")
     return {"PYTHONPATH": os.pathsep.join([str(copy), os.environ.get("PYTHONPATH", "")])}
 
 
-REFERENCE = f"{sys.executable} -m harness.reference_adapter"
+REFERENCE = f"{sys.executable} -m agent_tck.harness.reference_adapter"
 PLAIN = f"{sys.executable} {FAKES / 'no_observe.py'}"
 
 
@@ -94,7 +97,7 @@ def test_summarize_reports_untested_for_a_must_rule_with_only_not_applicable_cas
 
 
 def test_the_console_names_the_capability_when_bo008_is_untested(tmp_path, capsys):
-    from harness.cli import main
+    from agent_tck.harness.cli import main
 
     # exit status as for any untested rule (not a failure); the verdict and console say why
     main(["run", "--impl", PLAIN, "--rule", "BO-008", "--report-dir", str(tmp_path)])

@@ -18,9 +18,9 @@ from typing import Any
 import pytest
 import yaml
 
-from harness.families import operations as reference_operations
-from harness.vectors import Case, Expectation, load_cases
-from reference_impl.errors import TckError
+from agent_tck.harness.families import operations as reference_operations
+from agent_tck.harness.vectors import Case, Expectation, load_cases
+from agent_tck.reference_impl.errors import TckError
 
 OPERATIONS = reference_operations()
 

@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from harness.cli import main
-from harness.reports.redact import redact, redact_text
+from agent_tck.harness.cli import main
+from agent_tck.harness.reports.redact import redact, redact_text
 
 #: one value per shape; each is unique so a leak names its shape
 CORPUS = {
@@ -152,7 +152,7 @@ def test_no_secret_of_the_corpus_reaches_a_run_s_report_files(tmp_path: Path) ->
     same redaction: the corpus planted in a case's message, transcript, input and output."""
     from reports_sample_runs import case, footer, header
 
-    from harness.reports import write_all
+    from agent_tck.harness.reports import write_all
 
     c = CORPUS
     url = (f"https://{c['userinfo']}@h/p?key={c['query-key']}&token={c['query-token']}"

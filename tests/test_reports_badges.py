@@ -14,8 +14,8 @@ from reports_sample_runs import (
     truncated_records,
 )
 
-from harness.reports import badges
-from harness.reports.stream import parse_lines
+from agent_tck.harness.reports import badges
+from agent_tck.harness.reports.stream import parse_lines
 
 ENDPOINT_KEYS = {"schemaVersion", "label", "message", "color"}
 

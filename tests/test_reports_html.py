@@ -17,8 +17,8 @@ from reports_sample_runs import (
     truncated_records,
 )
 
-from harness.reports import html
-from harness.reports.stream import parse_lines
+from agent_tck.harness.reports import html
+from agent_tck.harness.reports.stream import parse_lines
 
 VOID = {"meta", "br", "img", "input", "link", "hr", "col", "wbr", "source"}
 

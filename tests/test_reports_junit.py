@@ -15,8 +15,8 @@ from reports_sample_runs import (
     truncated_records,
 )
 
-from harness.reports import junit
-from harness.reports.stream import parse_lines
+from agent_tck.harness.reports import junit
+from agent_tck.harness.reports.stream import parse_lines
 
 _XML_ILLEGAL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 

@@ -17,8 +17,8 @@ from reports_sample_runs import (
     truncated_records,
 )
 
-from harness.reports import markdown
-from harness.reports.stream import parse_lines
+from agent_tck.harness.reports import markdown
+from agent_tck.harness.reports.stream import parse_lines
 
 
 def render(records) -> str:

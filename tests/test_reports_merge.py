@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from harness.commands.report import merge_runs, report
-from harness.errors import HarnessError
-from harness.reports.stream import parse_lines
+from agent_tck.harness.commands.report import merge_runs, report
+from agent_tck.harness.errors import HarnessError
+from agent_tck.harness.reports.stream import parse_lines
 from tests.reports_sample_runs import (
     RULES,
     case,

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from harness.reports.redact import PLACEHOLDER, redact, redact_text
+from agent_tck.harness.reports.redact import PLACEHOLDER, redact, redact_text
 
 ANTHROPIC = "sk-ant-api03-Zx9_aB-cdEFghIJklMNopQRstUVwxYZ0123456789"
 OPENAI = "sk-proj-AbCdEf0123456789_ghIJkl-mnOPqr"

@@ -11,9 +11,9 @@ from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 from reports_sample_runs import RULES, case, failing_records, footer, header, passing_records
 
-from harness.data import vectors_dir
-from harness.reports import stream
-from harness.reports.stream import (
+from agent_tck.harness.data import vectors_dir
+from agent_tck.harness.reports import stream
+from agent_tck.harness.reports.stream import (
     CONFORMANT,
     NOT_CONFORMANT,
     RECOMMENDED,
@@ -307,7 +307,7 @@ json_values = st.recursive(
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(value=json_values)
 def test_any_json_input_survives_a_write_and_read(value):
-    from harness.reports.redact import redact
+    from agent_tck.harness.reports.redact import redact
 
     records = [header(), case(1, "any", ["BO-001"], "fail", input=value,
                               actual={"output": value})]

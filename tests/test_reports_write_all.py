@@ -7,8 +7,8 @@ import json
 import pytest
 from reports_sample_runs import SECRETS, failing_records, hostile_records, truncated_records
 
-from harness.reports import FORMATS, read, render, render_folder, write_all, write_views
-from harness.reports.stream import StreamError, Writer
+from agent_tck.harness.reports import FORMATS, read, render, render_folder, write_all, write_views
+from agent_tck.harness.reports.stream import StreamError, Writer
 
 
 def test_writes_every_file_and_returns_their_paths(tmp_path):

@@ -6,10 +6,10 @@ import json
 
 import pytest
 
-from harness.cli import main
-from harness.errors import HarnessError
-from harness.reports import read
-from harness.subprocess_target import SubprocessTarget
+from agent_tck.harness.cli import main
+from agent_tck.harness.errors import HarnessError
+from agent_tck.harness.reports import read
+from agent_tck.harness.subprocess_target import SubprocessTarget
 from tests.test_subagents_cli import SCENARIO
 
 

@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from harness.errors import HarnessError
-from harness.outcome import Errored, Output
-from harness.subprocess_target import Limits, SubprocessTarget
+from agent_tck.harness.errors import HarnessError
+from agent_tck.harness.outcome import Errored, Output
+from agent_tck.harness.subprocess_target import Limits, SubprocessTarget
 from tests.test_runner_faults import CASES, run
 
 
@@ -139,11 +139,11 @@ def test_a_clean_stop_ends_what_the_adapter_forked(fake_adapter, tmp_path, monke
 
 
 def test_sigterm_ends_a_run_promptly_with_the_reports_so_far(fake_adapter, tmp_path):
-    from harness.reports.stream import read
+    from agent_tck.harness.reports.stream import read
 
     mark = tmp_path / "reached"
     env = {**os.environ, "FAKE_MARK_FILE": str(mark)}
-    cmd = [sys.executable, "-m", "harness.cli", "run", "--impl",
+    cmd = [sys.executable, "-m", "agent_tck", "run", "--impl",
            fake_adapter("fake", "mark:bo-assistant-tool-calls-kept"), "--family", "block-omission",
            "--timeout", "600", "--report-dir", str(tmp_path / "out")]
     # the fourth block-omission case hangs (after touching the mark); SIGTERM must not wait for

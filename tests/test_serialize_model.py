@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from jsonschema import Draft202012Validator
 
-from reference_impl.errors import TckError
-from reference_impl.serialize import model
+from agent_tck.reference_impl.errors import TckError
+from agent_tck.reference_impl.serialize import model
 
 SCHEMA = json.loads(
     (Path(__file__).resolve().parent.parent / "vectors/schema/history.schema.json").read_text()

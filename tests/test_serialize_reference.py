@@ -14,11 +14,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from harness.families import operations as reference_operations
-from reference_impl.errors import TckError
-from reference_impl.serialize import anthropic_messages as serialize_anthropic
-from reference_impl.serialize import openai_chat as serialize_openai
-from reference_impl.wire.normal_form import normalize_anthropic_messages, normalize_openai_chat
+from agent_tck.harness.families import operations as reference_operations
+from agent_tck.reference_impl.errors import TckError
+from agent_tck.reference_impl.serialize import anthropic_messages as serialize_anthropic
+from agent_tck.reference_impl.serialize import openai_chat as serialize_openai
+from agent_tck.reference_impl.wire.normal_form import (
+    normalize_anthropic_messages,
+    normalize_openai_chat,
+)
 
 OPERATIONS = reference_operations()
 
@@ -32,8 +35,8 @@ def call(id_: str, args: str = "{}") -> dict:
 
 
 def test_operations_are_registered() -> None:
-    assert OPERATIONS["anthropic.serialize"].__module__ == "reference_impl.serialize.ops"
-    assert OPERATIONS["openai.serialize"].__module__ == "reference_impl.serialize.ops"
+    assert OPERATIONS["anthropic.serialize"].__module__ == "agent_tck.reference_impl.serialize.ops"
+    assert OPERATIONS["openai.serialize"].__module__ == "agent_tck.reference_impl.serialize.ops"
 
 
 def test_public_signatures_take_plain_history_and_tools() -> None:

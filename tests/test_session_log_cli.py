@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.cli import main
+from agent_tck.harness.cli import main
 
 GOOD = ('{"type":"session","version":4,"id":"s","createdAt":1}\n'
         '{"type":"turn/start","seq":1,"time":1,"data":{"turn":1}}\n'
@@ -77,6 +77,6 @@ def test_missing_argument_is_a_usage_error() -> None:
 
 
 def test_console_entry_point(logs: dict[str, Path]) -> None:
-    done = subprocess.run([sys.executable, "-m", "harness.cli", "check-log", str(logs["chunky"])],
+    done = subprocess.run([sys.executable, "-m", "agent_tck", "check-log", str(logs["chunky"])],
                           capture_output=True, text=True, check=False, timeout=60)
     assert done.returncode == 1 and "CHUNK_PERSISTED" in done.stdout

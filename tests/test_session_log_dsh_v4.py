@@ -14,12 +14,12 @@ import zstandard
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from harness.cli import main
-from harness.commands.check_log import bounded_lines, check_file, read_blocks
-from reference_impl.session_log import dsh_v4
-from reference_impl.session_log import format as sl
-from reference_impl.session_log import profile_dsh as dsh
-from reference_impl.session_log import recorder as rec
+from agent_tck.harness.cli import main
+from agent_tck.harness.commands.check_log import bounded_lines, check_file, read_blocks
+from agent_tck.reference_impl.session_log import dsh_v4
+from agent_tck.reference_impl.session_log import format as sl
+from agent_tck.reference_impl.session_log import profile_dsh as dsh
+from agent_tck.reference_impl.session_log import recorder as rec
 from tests import dsh_v4_logs as logs
 
 DEFAULT = sl.default_vocabulary()
@@ -444,7 +444,7 @@ def test_any_single_line_corruption_is_rejected_or_a_recoverable_tail(
 
 
 def test_load_shows_a_v4_attempts_partial_output_from_its_stream() -> None:
-    from reference_impl.session_log import views
+    from agent_tck.reference_impl.session_log import views
 
     w = logs.one_turn()
     stream = logs.compact_stream([{"type": "text", "text": "It is a pro"}])[:2]  # no block-end

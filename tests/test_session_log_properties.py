@@ -15,9 +15,9 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reference_impl.session_log import format as sl
-from reference_impl.session_log import recorder as rec
-from reference_impl.session_log import views
+from agent_tck.reference_impl.session_log import format as sl
+from agent_tck.reference_impl.session_log import recorder as rec
+from agent_tck.reference_impl.session_log import views
 
 SETTINGS = settings(max_examples=60, deadline=None)
 

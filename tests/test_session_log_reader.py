@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 
-from reference_impl.session_log import format as sl
+from agent_tck.reference_impl.session_log import format as sl
 
 VECTORS = Path(__file__).resolve().parent.parent / "vectors"
 HEADER = {"type": "session", "version": 4, "id": "s-1", "createdAt": 1760000000000}

@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
-from reference_impl.errors import TckError
-from reference_impl.session_log import format as sl
-from reference_impl.session_log import recorder as rec
-from reference_impl.session_log import views
+from agent_tck.reference_impl.errors import TckError
+from agent_tck.reference_impl.session_log import format as sl
+from agent_tck.reference_impl.session_log import recorder as rec
+from agent_tck.reference_impl.session_log import views
 
 
 def fixture(*script: dict[str, Any], **extra: Any) -> dict[str, Any]:
@@ -258,7 +258,7 @@ def test_views_ignore_what_no_rule_constrains() -> None:
 
 
 def test_ops_report_line_and_seq_in_the_message() -> None:
-    from harness.families import run_operation
+    from agent_tck.harness.families import run_operation
 
     text_log = ('{"type":"session","version":4,"id":"s","createdAt":1}\n'
                 '{"type":"turn/start","seq":1,"time":1,"data":{"turn":1}}\n'

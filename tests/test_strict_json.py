@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from harness.safe_yaml import YAMLInputError
-from harness.safe_yaml import load as load_yaml
-from reference_impl.strict_json import MAX_DEPTH, StrictJSONError, loads
+from agent_tck.harness.safe_yaml import YAMLInputError
+from agent_tck.harness.safe_yaml import load as load_yaml
+from agent_tck.reference_impl.strict_json import MAX_DEPTH, StrictJSONError, loads
 
 
 @pytest.mark.parametrize(

@@ -8,8 +8,8 @@ import sys
 import pytest
 import yaml
 
-from harness.cli import main
-from reference_impl.subagents.simulator import canonical_json, simulate
+from agent_tck.harness.cli import main
+from agent_tck.reference_impl.subagents.simulator import canonical_json, simulate
 
 SCENARIO = {
     "scenario": "cli",
@@ -46,6 +46,6 @@ def test_an_unreadable_file_is_a_usage_error(tmp_path, capsys):
 def test_an_adapter_is_compared_with_the_reference(tmp_path, capsys):
     path = tmp_path / "a.json"
     path.write_text(json.dumps(SCENARIO), encoding="utf-8")
-    impl = f"{sys.executable} -m harness.reference_adapter"
+    impl = f"{sys.executable} -m agent_tck.harness.reference_adapter"
     assert main(["subagents", "--impl", impl, str(path)]) == 0
     assert "same trace as the reference" in capsys.readouterr().out

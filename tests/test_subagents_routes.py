@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from reference_impl.subagents.routes import TO_CHILD, TO_PARENT, authorize
-from reference_impl.subagents.scenario import parse_scenario
+from agent_tck.reference_impl.subagents.routes import TO_CHILD, TO_PARENT, authorize
+from agent_tck.reference_impl.subagents.scenario import parse_scenario
 
 #   root ── c1 (running) ── g1 (running) ── gg1 (running)
 #        │               └─ og (one-shot)
@@ -87,7 +87,7 @@ def test_every_other_route_is_rejected_with_its_code(sender, target, code):
 
 
 def test_every_reason_code_is_reachable():
-    from reference_impl.subagents.model import REASON_CODES
+    from agent_tck.reference_impl.subagents.model import REASON_CODES
 
     reached = {code for *_, code in REJECTED} | {"STALE_SENDER", "SEND_CANCELLED"}
     assert reached == set(REASON_CODES)

@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 from jsonschema import Draft202012Validator
 
-from reference_impl.errors import TckError
-from reference_impl.subagents.model import EVENT_KINDS, KINDS, STATES
-from reference_impl.subagents.scenario import parse_scenario, parse_scenario_text
-from reference_impl.subagents.simulator import apply, canonical_json, run, simulate
-from reference_impl.subagents.table import (
+from agent_tck.reference_impl.errors import TckError
+from agent_tck.reference_impl.subagents.model import EVENT_KINDS, KINDS, STATES
+from agent_tck.reference_impl.subagents.scenario import parse_scenario, parse_scenario_text
+from agent_tck.reference_impl.subagents.simulator import apply, canonical_json, run, simulate
+from agent_tck.reference_impl.subagents.table import (
     ANY,
     FINISH,
     TABLE,

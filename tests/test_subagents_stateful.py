@@ -34,8 +34,8 @@ from hypothesis.stateful import (
     rule,
 )
 
-from reference_impl.subagents.scenario import parse_scenario
-from reference_impl.subagents.simulator import canonical_json, simulate, step, trace_json
+from agent_tck.reference_impl.subagents.scenario import parse_scenario
+from agent_tck.reference_impl.subagents.simulator import canonical_json, simulate, step, trace_json
 
 REGISTRY = ["read", "send_message", "edit"]
 

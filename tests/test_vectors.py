@@ -41,8 +41,8 @@ def test_the_reference_never_mutates_its_input():
     import contextlib
     import copy
 
-    from harness.families import run_operation
-    from reference_impl.errors import TckError
+    from agent_tck.harness.families import run_operation
+    from agent_tck.reference_impl.errors import TckError
 
     changed = []
     for case, expectation in PAIRS:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from reference_impl.wire import normal_form
-from reference_impl.wire.equivalences import BOTH, EQUIVALENCES
+from agent_tck.reference_impl.wire import normal_form
+from agent_tck.reference_impl.wire.equivalences import BOTH, EQUIVALENCES
 
 SOURCE = Path(normal_form.__file__).read_text(encoding="utf-8")
 

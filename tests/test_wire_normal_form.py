@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from harness.compare import compare
-from reference_impl.wire.normal_form import (
+from agent_tck.harness.compare import compare
+from agent_tck.reference_impl.wire.normal_form import (
     NotARequest,
     align_openai_chat,
     normalize_anthropic_messages,
@@ -540,7 +540,7 @@ def test_compare_modes_use_these_normalizers() -> None:
 
 
 def test_defer_loading_false_is_the_provider_default():
-    from reference_impl.wire.normal_form import normalize_anthropic_messages as norm
+    from agent_tck.reference_impl.wire.normal_form import normalize_anthropic_messages as norm
 
     tool = {"name": "t", "input_schema": {"type": "object"}}
     plain = {"messages": [], "tools": [tool]}

@@ -8,9 +8,15 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reference_impl.wire.dialects import ANTHROPIC, OPENAI
-from reference_impl.wire.reply import assistant_reply
-from reference_impl.wire.sse import SseEvent, decode_sse, encode_sse, events_to_json, parse_sse
+from agent_tck.reference_impl.wire.dialects import ANTHROPIC, OPENAI
+from agent_tck.reference_impl.wire.reply import assistant_reply
+from agent_tck.reference_impl.wire.sse import (
+    SseEvent,
+    decode_sse,
+    encode_sse,
+    events_to_json,
+    parse_sse,
+)
 
 
 def test_sse_framing_follows_the_specification() -> None:

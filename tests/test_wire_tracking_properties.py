@@ -18,7 +18,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from harness.audit.tracker import track
+from agent_tck.harness.audit.tracker import track
 
 URL = "https://api.anthropic.com/v1/messages"
 SYSTEM = "You are a careful agent."

@@ -36,16 +36,16 @@ import threading
 from pathlib import Path
 from typing import Any
 
-try:  # loaded by path from a checkout that is not installed
-    import harness  # noqa: F401
+try:  # loaded by path (so its imports are absolute), maybe from a checkout not installed
+    import agent_tck  # noqa: F401
 except ImportError:  # pragma: no cover - depends on how mitmdump was started
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "src"))
 
-from harness.audit.capture import DEFAULT_MAX_BODY, RawExchange
-from harness.audit.engine import Auditor
-from harness.audit.readers import flow_to_raw
-from harness.audit.redact import Scrubber
-from harness.audit.report import LiveStream
+from agent_tck.harness.audit.capture import DEFAULT_MAX_BODY, RawExchange
+from agent_tck.harness.audit.engine import Auditor
+from agent_tck.harness.audit.readers import flow_to_raw
+from agent_tck.harness.audit.redact import Scrubber
+from agent_tck.harness.audit.report import LiveStream
 
 log = logging.getLogger("agent_tck.audit")
 
@@ -247,7 +247,7 @@ class AgentTckAudit:
     def write_reports(self) -> dict[str, Path]:
         from mitmproxy import ctx
 
-        from harness.audit.report import write_reports
+        from agent_tck.harness.audit.report import write_reports
 
         self.stop()
         with self._lock:

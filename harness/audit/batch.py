@@ -25,8 +25,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from harness.audit.engine import Auditor, AuditResult
-from harness.errors import HarnessError
+from agent_tck.harness.audit.engine import Auditor, AuditResult
+from agent_tck.harness.errors import HarnessError
 
 
 @dataclass(frozen=True)
@@ -41,7 +41,7 @@ class GroupResult:
 
 
 def opening_keys(dialect: str, body: Any) -> set[str]:
-    from reference_impl.wire.normal_form import normal_message
+    from agent_tck.reference_impl.wire.normal_form import normal_message
 
     messages = body.get("messages") if isinstance(body, dict) else None
     keys = set()
@@ -58,9 +58,9 @@ def opening_keys(dialect: str, body: Any) -> set[str]:
 def audit_group(paths: Sequence[str], *, max_body: int | None, salt: bytes,
                 save_vectors: bool, keys: bool) -> GroupResult:
     """Audit ``paths`` as one stream (the work of ``audit --read``)."""
-    from harness.audit.capture import to_exchange
-    from harness.audit.readers import CaptureNote, read_capture
-    from harness.audit.redact import Scrubber
+    from agent_tck.harness.audit.capture import to_exchange
+    from agent_tck.harness.audit.readers import CaptureNote, read_capture
+    from agent_tck.harness.audit.redact import Scrubber
 
     auditor = Auditor() if max_body is None else Auditor(max_body=max_body)
     saver = VectorSaver(Scrubber(salt), auditor.max_body) if save_vectors else None
@@ -183,8 +183,8 @@ class VectorSaver:
         self.notes: list[str] = []
 
     def observe(self, path: Path, raw: Any, result: Any) -> None:
-        from harness.audit import regression
-        from harness.audit.capture import to_exchange
+        from agent_tck.harness.audit import regression
+        from agent_tck.harness.audit.capture import to_exchange
 
         rules = sorted({f.rule for f in result.findings if regression.is_serializer_rule(f.rule)})
         if not rules or result.dialect is None:
@@ -208,7 +208,7 @@ class VectorSaver:
 
 def write_vectors(folder: Path, cases: list[dict[str, Any]], source: str) -> Path | None:
     """One file per rule family: DIR/<family>/audit-regression.json (None: nothing saved)."""
-    from harness.audit.regression import vector_files
+    from agent_tck.harness.audit.regression import vector_files
 
     if not cases:
         return None

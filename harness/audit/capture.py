@@ -18,8 +18,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from reference_impl.strict_json import StrictJSONError, loads
-from reference_impl.wire.sse import events_to_json, parse_sse
+from agent_tck.reference_impl.strict_json import StrictJSONError, loads
+from agent_tck.reference_impl.wire.sse import events_to_json, parse_sse
 
 #: default ceiling on a decoded body the audit reads (bigger ones are noted, not audited)
 DEFAULT_MAX_BODY = 64 * 1024 * 1024

@@ -16,9 +16,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from harness.audit.rules import check_exchange
-from harness.audit.tracker import track
-from reference_impl.errors import TckError
+from agent_tck.harness.audit.rules import check_exchange
+from agent_tck.harness.audit.tracker import track
+from agent_tck.reference_impl.errors import TckError
 
 
 def _exchange(value: Any, pointer: str) -> Mapping[str, Any]:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from harness.reports.redact import redact, redact_text
+from agent_tck.harness.reports.redact import redact, redact_text
 
 
 class Scrubber:

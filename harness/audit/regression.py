@@ -32,9 +32,9 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from harness.audit.rules import audit_exchange
-from reference_impl.errors import TckError
-from reference_impl.serialize.ops import OPERATIONS as SERIALIZERS
+from agent_tck.harness.audit.rules import audit_exchange
+from agent_tck.reference_impl.errors import TckError
+from agent_tck.reference_impl.serialize.ops import OPERATIONS as SERIALIZERS
 
 #: rule families a history serializer decides, by rule prefix (a finding of another rule is
 #: not saved); a case goes in a file of its rule's family (harness/families/)

@@ -50,7 +50,7 @@ def rule_infos(ids: Iterable[str]) -> list[dict[str, Any]]:
     family from its prefix, MUST for error findings and SHOULD for warnings.
     """
     try:
-        from harness.catalogue import load_catalogue
+        from agent_tck.harness.catalogue import load_catalogue
 
         catalogue = load_catalogue()
         known = catalogue.by_id
@@ -206,7 +206,7 @@ def header_record(rules: list[dict[str, Any]], *, source: str, name: str,
 def every_wire_rule() -> list[dict[str, Any]]:
     """Header entries of every rule the audit can check (a live stream's header is written
     before the first request, so it lists them all)."""
-    from harness.audit.rules import WIRE_CHECKS
+    from agent_tck.harness.audit.rules import WIRE_CHECKS
 
     return rule_infos({rid for ids in WIRE_CHECKS.values() for rid in ids})
 
@@ -219,7 +219,7 @@ class LiveStream:
 
     def __init__(self, folder: str | os.PathLike[str], *, source: str, name: str,
                  scrub: Scrubber) -> None:
-        from harness.reports.stream import Writer
+        from agent_tck.harness.reports.stream import Writer
 
         self.scrub = scrub
         self.rules = every_wire_rule()
@@ -285,7 +285,7 @@ def write_reports(folder: str | os.PathLike[str], result: AuditResult, *, source
                   name: str = "audited agent", scrub: Scrubber | None = None) -> dict[str, Path]:
     """results.jsonl, junit.xml, summary.md, report.html (with the conversation timeline),
     badges, and audit.json, in ``folder``."""
-    from harness.reports import write_all
+    from agent_tck.harness.reports import write_all
 
     scrub = scrub or Scrubber()
     folder = Path(folder)

@@ -15,8 +15,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from harness.reports._text import h
-from harness.reports.stream import CaseResult, Run
+from agent_tck.harness.reports._text import h
+from agent_tck.harness.reports.stream import CaseResult, Run
 
 MAX_ROWS = 2000
 

@@ -17,8 +17,11 @@ from typing import Any
 import pytest
 from pytest_bdd import given, parsers, then, when
 
-from harness.outcome import CallResult, Errored, Output, Rejected
-from reference_impl.wire.normal_form import normalize_anthropic_messages, normalize_openai_chat
+from agent_tck.harness.outcome import CallResult, Errored, Output, Rejected
+from agent_tck.reference_impl.wire.normal_form import (
+    normalize_anthropic_messages,
+    normalize_openai_chat,
+)
 
 TIME0 = 1760000000000
 _FAILURES = {

@@ -29,7 +29,7 @@ import tempfile
 from pathlib import Path
 from typing import IO, Any
 
-from harness.errors import HarnessError
+from agent_tck.harness.errors import HarnessError
 
 DEFAULT_REPORT_DIR = Path("reports") / "audit"
 ADDON = Path(__file__).resolve().parent.parent / "audit" / "addon.py"
@@ -103,9 +103,9 @@ def read_command(files: list[Path], report_dir: Path, *, fmt: str = "text",
                  name: str = "audited agent", max_body: int | None = None,
                  out: IO[str], err: IO[str], save_vectors: Path | None = None,
                  jobs: int = 1) -> int:
-    from harness.audit.batch import audit_group, audit_parallel, write_vectors
-    from harness.audit.redact import Scrubber
-    from harness.audit.report import to_json, write_reports
+    from agent_tck.harness.audit.batch import audit_group, audit_parallel, write_vectors
+    from agent_tck.harness.audit.redact import Scrubber
+    from agent_tck.harness.audit.report import to_json, write_reports
 
     scrub = Scrubber()
     save = save_vectors is not None

@@ -52,8 +52,8 @@ def read_blocks(handle: BinaryIO, chunk: int = CHUNK_BYTES) -> Iterator[bytes]:
     """The plain bytes of a log, ``chunk`` at a time: zstd frames (recognised by their magic)
     are decompressed frame by frame; a last frame that ends early raises
     LogRejected(TORN_FRAME), which the reader treats as a recoverable tail."""
-    from reference_impl.session_log import format as sl
-    from reference_impl.session_log.dsh_v4 import ZSTD_MAGIC
+    from agent_tck.reference_impl.session_log import format as sl
+    from agent_tck.reference_impl.session_log.dsh_v4 import ZSTD_MAGIC
 
     peek = getattr(handle, "peek", None)
     head = peek(4)[:4] if peek else b""
@@ -94,7 +94,7 @@ def bounded_lines(blocks: Iterable[bytes], max_line: int = MAX_LINE_BYTES) -> It
     an endless line costs at most ``max_line`` plus one block. An error from ``blocks`` (a torn
     zstd frame) is re-raised naming the line it cut.
     """
-    from reference_impl.session_log import format as sl
+    from agent_tck.reference_impl.session_log import format as sl
 
     pending = b""
     number = 0
@@ -126,7 +126,7 @@ def bounded_lines(blocks: Iterable[bytes], max_line: int = MAX_LINE_BYTES) -> It
 
 
 def _too_long(line: int, max_line: int) -> Exception:
-    from reference_impl.session_log import format as sl
+    from agent_tck.reference_impl.session_log import format as sl
 
     return sl.LogRejected(sl.LogError(
         sl.LINE_TOO_LONG, line, f"line {line} is longer than {max_line} bytes (no newline within "
@@ -139,11 +139,11 @@ def check_file(path: str, stdin: BinaryIO | None = None, *, profile: str = "defa
 
     Never raises: an unreadable file or an internal fault is this file's error value.
     """
-    from reference_impl.session_log import format as sl
+    from agent_tck.reference_impl.session_log import format as sl
 
     vocabulary = sl.default_vocabulary()
     if profile == "dsh-v4":
-        from reference_impl.session_log import profile_dsh as session_profile_dsh
+        from agent_tck.reference_impl.session_log import profile_dsh as session_profile_dsh
 
         vocabulary = session_profile_dsh.vocabulary(vocabulary)
     try:

@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from harness.errors import HarnessError
+from agent_tck.harness.errors import HarnessError
 
 MATRIX_DIR = Path(__file__).resolve().parent.parent.parent / "matrix"  # as harness.matrix_run
 DEFAULT_REPORT_DIR = Path("reports") / "matrix"
@@ -51,8 +51,8 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from harness import matrix_model as mm
-    from harness import matrix_run as mr
+    from agent_tck.harness import matrix_model as mm
+    from agent_tck.harness import matrix_run as mr
 
     if args.jobs < 1:
         raise HarnessError("USAGE", "--jobs must be at least 1")

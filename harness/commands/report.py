@@ -11,7 +11,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from harness.errors import HarnessError
+from agent_tck.harness.errors import HarnessError
 
 
 def register(subparsers: Any) -> None:
@@ -52,7 +52,7 @@ def merge_runs(runs: Sequence[Any]) -> Any:
 
 
 def report(args: argparse.Namespace) -> int:
-    from harness.reports import StreamError, read, render
+    from agent_tck.harness.reports import StreamError, read, render
 
     if len(args.results) > 1 and not args.merge:
         raise HarnessError("USAGE", "several results files: give --merge to merge them",

@@ -17,7 +17,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from harness.errors import HarnessError
+from agent_tck.harness.errors import HarnessError
 
 SCRIPT_SCHEMA = "provider-script.schema.json"
 
@@ -98,7 +98,7 @@ def simulate_provider(
     args: argparse.Namespace, out: Any = None, ready: threading.Event | None = None
 ) -> int:
     """Run until SIGINT/SIGTERM (or until ``ready``'s owner sets ``args.stop``, in tests)."""
-    from harness.mock_provider.server import start
+    from agent_tck.harness.mock_provider.server import start
 
     out = out or sys.stdout
     script = load_script(args.script)

@@ -24,7 +24,7 @@ def register(subparsers: Any) -> None:
     p = subparsers.add_parser("smoke", help="check an adapter's protocol with one case per "
                                             "operation")
     p.add_argument("--impl", required=True, metavar="CMD", help="command that starts the adapter")
-    from harness.cli import positive_seconds
+    from agent_tck.harness.cli import positive_seconds
 
     p.add_argument("--timeout", type=positive_seconds, default=10.0, metavar="SECONDS")
     p.set_defaults(func=smoke)
@@ -36,7 +36,7 @@ def _check_command(command: Any) -> str | None:
 
 
 def smoke(args: argparse.Namespace, out: Any = None) -> int:
-    from harness.subprocess_target import SubprocessTarget
+    from agent_tck.harness.subprocess_target import SubprocessTarget
 
     out = out or sys.stdout
     problems = 0

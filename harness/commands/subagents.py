@@ -32,11 +32,11 @@ def register(subparsers: Any) -> None:
 
 
 def subagents_command(args: argparse.Namespace) -> int:
-    from harness.compare import first_difference
-    from harness.outcome import Output, Rejected
-    from reference_impl.errors import TckError
-    from reference_impl.subagents.scenario import parse_scenario
-    from reference_impl.subagents.simulator import canonical_json, run, trace_json
+    from agent_tck.harness.compare import first_difference
+    from agent_tck.harness.outcome import Output, Rejected
+    from agent_tck.reference_impl.errors import TckError
+    from agent_tck.reference_impl.subagents.scenario import parse_scenario
+    from agent_tck.reference_impl.subagents.simulator import canonical_json, run, trace_json
 
     target = None
     if args.impl:
@@ -88,8 +88,8 @@ def subagents_command(args: argparse.Namespace) -> int:
 def _document(path: Path) -> Any:
     """A scenario file's document: YAML (``.yaml``, ``.yml``) without aliases, else strict
     JSON; a ValueError (YAMLInputError, StrictJSONError, UnicodeDecodeError) names the line."""
-    from harness.safe_yaml import load
-    from reference_impl.strict_json import loads
+    from agent_tck.harness.safe_yaml import load
+    from agent_tck.reference_impl.strict_json import loads
 
     data = path.read_bytes()
     if path.suffix.lower() in (".yaml", ".yml"):

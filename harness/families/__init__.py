@@ -28,7 +28,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from harness.errors import HarnessError
+from agent_tck.harness.errors import HarnessError
 
 #: Names descriptor modules from outside this package (comma-separated module names).
 ENV = "AGENT_TCK_FAMILIES"
@@ -71,7 +71,7 @@ def _from_module(module_name: str, where: str) -> Family:
     family = getattr(module, "FAMILY", None)
     if not isinstance(family, Family):
         raise HarnessError("FAMILY_INVALID", f"module {module_name!r} defines no FAMILY = "
-                           "Family(...) (harness.families.Family)", where)
+                           "Family(...) (agent_tck.harness.families.Family)", where)
     if not _NAME.match(family.name) or not _PREFIX.match(family.prefix):
         raise HarnessError("FAMILY_INVALID", f"family {family.name!r} (prefix {family.prefix!r}):"
                            " a name is a lower-case slug, a prefix 2-4 capital letters", where)

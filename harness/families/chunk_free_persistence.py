@@ -1,6 +1,6 @@
 """Descriptor of the chunk-free-persistence family (harness.families)."""
 
-from harness.families import Family
+from agent_tck.harness.families import Family
 
 FAMILY = Family(
     name="chunk-free-persistence",

@@ -1,6 +1,6 @@
 """Descriptor of the message-parts family (harness.families)."""
 
-from harness.families import Family
+from agent_tck.harness.families import Family
 
 FAMILY = Family(
     name="message-parts",

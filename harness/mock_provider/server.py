@@ -59,7 +59,7 @@ IDLE_TIMEOUT_SECONDS = 30.0
 
 def load_openapi_document() -> dict[str, Any]:
     """The mock's OpenAPI document (harness/mock_provider/openapi/mock-provider.openapi.json)."""
-    path = resources.files("harness.mock_provider").joinpath(*OPENAPI_RESOURCE)
+    path = resources.files("agent_tck.harness.mock_provider").joinpath(*OPENAPI_RESOURCE)
     return json.loads(path.read_text(encoding="utf-8"))
 
 

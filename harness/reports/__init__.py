@@ -24,9 +24,9 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from harness.reports import badges, html, junit, markdown, stream
-from harness.reports.redact import redact
-from harness.reports.stream import Run, StreamError, read, summarize
+from agent_tck.harness.reports import badges, html, junit, markdown, stream
+from agent_tck.harness.reports.redact import redact
+from agent_tck.harness.reports.stream import Run, StreamError, read, summarize
 
 __all__ = ["FORMATS", "Run", "StreamError", "read", "redact", "render", "render_folder",
            "summarize", "write_all", "write_views"]

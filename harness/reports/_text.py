@@ -15,7 +15,7 @@ import re
 from html import escape
 from typing import Any
 
-from harness.reports.redact import redact, redact_text
+from agent_tck.harness.reports.redact import redact, redact_text
 
 _INVISIBLE = re.compile(
     "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff"

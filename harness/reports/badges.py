@@ -10,8 +10,8 @@ from __future__ import annotations
 import json
 import re
 
-from harness.reports._text import one_line
-from harness.reports.stream import CONFORMANT, NOT_CONFORMANT, PARTIAL, RECOMMENDED, Run
+from agent_tck.harness.reports._text import one_line
+from agent_tck.harness.reports.stream import CONFORMANT, NOT_CONFORMANT, PARTIAL, RECOMMENDED, Run
 
 COLORS = {RECOMMENDED: "brightgreen", CONFORMANT: "green", NOT_CONFORMANT: "red",
           PARTIAL: "lightgrey"}

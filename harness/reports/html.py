@@ -19,8 +19,8 @@ import base64
 import hashlib
 from html import escape
 
-from harness.reports._text import h, label, one_line, pretty_json, visible
-from harness.reports.stream import (
+from agent_tck.harness.reports._text import h, label, one_line, pretty_json, visible
+from agent_tck.harness.reports.stream import (
     CONFORMANT,
     NOT_CONFORMANT,
     RECOMMENDED,
@@ -257,7 +257,7 @@ def _details(index: int, case: CaseResult) -> str:
 
 def _audit_timeline(run: Run) -> str:
     """The per-conversation timeline of an ``agent-tck audit`` run ("" for other runs)."""
-    from harness.audit.timeline import render_section
+    from agent_tck.harness.audit.timeline import render_section
 
     return render_section(run)
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import re
 
-from harness.reports._text import one_line
-from harness.reports.stream import NOT_CONFORMANT, RECOMMENDED, CaseResult, RuleInfo, Run
+from agent_tck.harness.reports._text import one_line
+from agent_tck.harness.reports.stream import NOT_CONFORMANT, RECOMMENDED, CaseResult, RuleInfo, Run
 
 MAX_RULES = 20  # failing rules listed
 MAX_CASES = 3  # failing cases listed per rule

@@ -169,7 +169,7 @@ class Run:
 def _validators() -> dict[str, Any]:
     from jsonschema import Draft202012Validator
 
-    from harness.data import vectors_dir
+    from agent_tck.harness.data import vectors_dir
 
     schema = json.loads((vectors_dir() / "schema" / SCHEMA).read_text(encoding="utf-8"))
     Draft202012Validator.check_schema(schema)

@@ -27,9 +27,9 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Final
 
-from reference_impl.errors import TckError
-from reference_impl.session_log.format import VOCABULARY, default_vocabulary
-from reference_impl.session_log.surface import Surface, replacement_range, source_seqs
+from agent_tck.reference_impl.errors import TckError
+from agent_tck.reference_impl.session_log.format import VOCABULARY, default_vocabulary
+from agent_tck.reference_impl.session_log.surface import Surface, replacement_range, source_seqs
 
 # ---------------------------------------------------------------------------------------------
 # Errors: a stable code, the event's seq and the rule it breaks.

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from reference_impl.developer_messages import admission as dm
-from reference_impl.developer_messages import projection
-from reference_impl.errors import TckError
+from agent_tck.reference_impl.developer_messages import admission as dm
+from agent_tck.reference_impl.developer_messages import projection
+from agent_tck.reference_impl.errors import TckError
 
 
 def _object(payload: Any) -> Mapping[str, Any]:

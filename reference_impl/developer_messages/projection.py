@@ -22,9 +22,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
-from reference_impl.errors import TckError
-from reference_impl.serialize import anthropic_messages as serialize_anthropic
-from reference_impl.serialize.model import INVALID_HISTORY
+from agent_tck.reference_impl.errors import TckError
+from agent_tck.reference_impl.serialize import anthropic_messages as serialize_anthropic
+from agent_tck.reference_impl.serialize.model import INVALID_HISTORY
 
 #: Anthropic's beta for tool_addition / tool_removal blocks in mid-conversation system messages.
 TOOL_CHANGES_BETA: Final = "mid-conversation-tool-changes-2026-07-01"

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from reference_impl.errors import TckError
-from reference_impl.message_parts.reconciler import State, reconcile
-from reference_impl.message_parts.views import (
+from agent_tck.reference_impl.errors import TckError
+from agent_tck.reference_impl.message_parts.reconciler import State, reconcile
+from agent_tck.reference_impl.message_parts.views import (
     answer_view,
     branches_view,
     parse_marks,

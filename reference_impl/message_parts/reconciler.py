@@ -28,7 +28,7 @@ from enum import StrEnum
 from types import MappingProxyType
 from typing import Any
 
-from reference_impl.errors import TckError
+from agent_tck.reference_impl.errors import TckError
 
 # ---------------------------------------------------------------------------------------------
 # 1. The standard parts ("标准 part"): kind -> surface, default behaviour.

@@ -19,8 +19,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from reference_impl.errors import TckError
-from reference_impl.message_parts.reconciler import (
+from agent_tck.reference_impl.errors import TckError
+from agent_tck.reference_impl.message_parts.reconciler import (
     KINDS,
     REASONING_KINDS,
     Part,

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from reference_impl.errors import TckError
-from reference_impl.serialize import model
-from reference_impl.serialize.model import (
+from agent_tck.reference_impl.errors import TckError
+from agent_tck.reference_impl.serialize import model
+from agent_tck.reference_impl.serialize.model import (
     UNSUPPORTED_CONTENT,
     Image,
     Message,

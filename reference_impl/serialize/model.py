@@ -29,7 +29,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from reference_impl.errors import TckError
+from agent_tck.reference_impl.errors import TckError
 
 INVALID_HISTORY: Final = "INVALID_HISTORY"
 UNSUPPORTED_CONTENT: Final = "UNSUPPORTED_CONTENT"

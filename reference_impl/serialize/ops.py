@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from reference_impl.serialize import anthropic_messages as serialize_anthropic
-from reference_impl.serialize import model
-from reference_impl.serialize import openai_chat as serialize_openai
+from agent_tck.reference_impl.serialize import anthropic_messages as serialize_anthropic
+from agent_tck.reference_impl.serialize import model
+from agent_tck.reference_impl.serialize import openai_chat as serialize_openai
 
 
 def anthropic_serialize(payload: Any) -> dict[str, Any]:

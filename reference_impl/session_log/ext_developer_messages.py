@@ -18,8 +18,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from reference_impl.developer_messages import admission as dm
-from reference_impl.session_log.format import INVALID_FIELD, MISSING_FIELD, Admission, Problem
+from agent_tck.reference_impl.developer_messages import admission as dm
+from agent_tck.reference_impl.session_log.format import (
+    INVALID_FIELD,
+    MISSING_FIELD,
+    Admission,
+    Problem,
+)
 
 
 def _array_field(name: str, *, required: bool) -> Any:

@@ -23,14 +23,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from reference_impl.session_log import dsh_v4
-from reference_impl.session_log.ext_developer_messages import VALIDATORS as _DEVELOPER_VALIDATORS
-from reference_impl.session_log.format import (
+from agent_tck.reference_impl.session_log import dsh_v4
+from agent_tck.reference_impl.session_log.ext_developer_messages import (
+    VALIDATORS as _DEVELOPER_VALIDATORS,
+)
+from agent_tck.reference_impl.session_log.format import (
     STEP_MESSAGE_REPEATED,
     Admission,
     Problem,
 )
-from reference_impl.session_log.retired_syntax import retired_syntax
+from agent_tck.reference_impl.session_log.retired_syntax import retired_syntax
 
 
 def _opaque(data: Mapping[str, Any]) -> Problem | None:

@@ -37,8 +37,8 @@ from functools import cache
 from types import MappingProxyType
 from typing import Any, Final
 
-from reference_impl import strict_json
-from reference_impl.session_log.retired_syntax import RETIRED_SYNTAX, retired_syntax
+from agent_tck.reference_impl import strict_json
+from agent_tck.reference_impl.session_log.retired_syntax import RETIRED_SYNTAX, retired_syntax
 
 # --- the format -------------------------------------------------------------------------------
 
@@ -363,13 +363,11 @@ def default_vocabulary() -> Vocabulary:
     import importlib
     import pkgutil
 
-    import reference_impl.session_log
-
+    package = importlib.import_module(__package__)  # the package this module is part of
     vocabulary = VOCABULARY
-    for info in sorted(pkgutil.iter_modules(reference_impl.session_log.__path__),
-                       key=lambda i: i.name):
+    for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda i: i.name):
         if info.name.startswith("ext_"):
-            module = importlib.import_module(f"reference_impl.session_log.{info.name}")
+            module = importlib.import_module(f"{__package__}.{info.name}")
             vocabulary = vocabulary.extended(getattr(module, "VALIDATORS", None),
                                              getattr(module, "ADMISSIONS", ()))
     return vocabulary

@@ -12,10 +12,10 @@ import binascii
 from collections.abc import Mapping
 from typing import Any
 
-from reference_impl.errors import TckError
-from reference_impl.session_log import format as sl
-from reference_impl.session_log import recorder as rec
-from reference_impl.session_log import views
+from agent_tck.reference_impl.errors import TckError
+from agent_tck.reference_impl.session_log import format as sl
+from agent_tck.reference_impl.session_log import recorder as rec
+from agent_tck.reference_impl.session_log import views
 
 INVALID_INPUT = "INVALID_INPUT"
 
@@ -81,7 +81,9 @@ def resume(payload: Any) -> dict[str, Any]:
 
 
 def _serialize(operation: str, payload: Any) -> Any:
-    from reference_impl.serialize.ops import OPERATIONS  # the serialize family's serializers
+    from agent_tck.reference_impl.serialize.ops import (
+        OPERATIONS,  # the serialize family's serializers
+    )
 
     history, tools = views.resume(_read(payload), _user(payload))
     serializer = OPERATIONS.get(operation)

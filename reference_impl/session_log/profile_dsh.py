@@ -28,9 +28,9 @@ import re
 from collections.abc import Mapping
 from typing import Any, Final
 
-from reference_impl.session_log import dsh_v4 as f
-from reference_impl.session_log.format import SAFE_INTEGER, Admission, Problem, Vocabulary
-from reference_impl.session_log.surface import Surface, replacement_range, source_seqs
+from agent_tck.reference_impl.session_log import dsh_v4 as f
+from agent_tck.reference_impl.session_log.format import SAFE_INTEGER, Admission, Problem, Vocabulary
+from agent_tck.reference_impl.session_log.surface import Surface, replacement_range, source_seqs
 
 PROFILE: Final = "dsh-v4"
 

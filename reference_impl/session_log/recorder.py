@@ -30,9 +30,9 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Final
 
-from reference_impl.errors import TckError
-from reference_impl.session_log import format as sl
-from reference_impl.session_log.dsh_v4 import SURFACE_TYPES
+from agent_tck.reference_impl.errors import TckError
+from agent_tck.reference_impl.session_log import format as sl
+from agent_tck.reference_impl.session_log.dsh_v4 import SURFACE_TYPES
 
 FIXTURE_KIND: Final = "agent-tck/replay-fixture"
 FIXTURE_VERSION: Final = 1

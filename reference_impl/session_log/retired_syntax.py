@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any, Final
 
-from reference_impl.session_log import dsh_v4
+from agent_tck.reference_impl.session_log import dsh_v4
 
 RETIRED_SYNTAX: Final = "RETIRED_SYNTAX"
 

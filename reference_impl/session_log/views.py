@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from itertools import pairwise
 from typing import Any, Final
 
-from reference_impl.session_log import format as sl
+from agent_tck.reference_impl.session_log import format as sl
 
 # --- session/load: the transcript a client shows ----------------------------------------------
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from reference_impl.subagents.simulator import simulate
+from agent_tck.reference_impl.subagents.simulator import simulate
 
 
 def _simulate(payload: Any) -> Any:

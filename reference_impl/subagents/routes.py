@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-from reference_impl.subagents.model import (
+from agent_tck.reference_impl.subagents.model import (
     ABSENT,
     ANCESTOR_BEYOND_EDGE,
     CONTINUABLE,

@@ -17,8 +17,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
-from reference_impl.errors import TckError
-from reference_impl.subagents.model import (
+from agent_tck.reference_impl.errors import TckError
+from agent_tck.reference_impl.subagents.model import (
     ABNORMAL_OUTCOMES,
     ABSENT,
     CONTINUABLE,
@@ -385,7 +385,7 @@ def parse_scenario_text(text: str, source: str) -> Scenario:
 
             doc = yaml.safe_load(text)
         else:
-            from reference_impl.strict_json import loads
+            from agent_tck.reference_impl.strict_json import loads
 
             doc = loads(text)
     except Exception as exc:  # any parse failure of the file is a bad scenario

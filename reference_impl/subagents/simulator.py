@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
-from reference_impl.subagents.model import (
+from agent_tck.reference_impl.subagents.model import (
     COMPLETED,
     CONTINUABLE,
     RUNNING,
@@ -32,8 +32,8 @@ from reference_impl.subagents.model import (
     agent_message_source,
     framing,
 )
-from reference_impl.subagents.routes import authorize
-from reference_impl.subagents.scenario import (
+from agent_tck.reference_impl.subagents.routes import authorize
+from agent_tck.reference_impl.subagents.scenario import (
     Action,
     Boundary,
     Cancel,
@@ -48,7 +48,7 @@ from reference_impl.subagents.scenario import (
     invalid,
     parse_scenario,
 )
-from reference_impl.subagents.table import (
+from agent_tck.reference_impl.subagents.table import (
     ACCEPT_MESSAGE,
     ACCEPT_NOTICE,
     BOUNDARY,

@@ -20,7 +20,7 @@ import json
 from collections.abc import Mapping
 from typing import Any, Final, Literal
 
-from reference_impl.wire.dialects import ANTHROPIC, OPENAI
+from agent_tck.reference_impl.wire.dialects import ANTHROPIC, OPENAI
 
 Json = Any
 Purpose = Literal["compare", "track"]

@@ -20,8 +20,8 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from reference_impl.wire.dialects import ANTHROPIC, OPENAI
-from reference_impl.wire.sse import SseEvent, events_from_json
+from agent_tck.reference_impl.wire.dialects import ANTHROPIC, OPENAI
+from agent_tck.reference_impl.wire.sse import SseEvent, events_from_json
 
 
 def _loads(data: str) -> Any:

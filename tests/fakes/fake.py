@@ -22,7 +22,7 @@ import subprocess
 import sys
 import time
 
-from harness.reference_adapter import handle
+from agent_tck.harness.reference_adapter import handle
 
 MODES: dict[str, str] = {}
 for arg in sys.argv[1:]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import sys
 
-from harness.reference_adapter import handle
+from agent_tck.harness.reference_adapter import handle
 
 
 def flatten(history: list) -> list:

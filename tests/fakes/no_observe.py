@@ -1,6 +1,6 @@
 """The reference adapter without the protocol 1.1 ``observe`` capability (a protocol 1.0 adapter).
 
-Whatever ``reference_impl`` is importable (a mutated copy on PYTHONPATH in tests/test_observe.py)
+Whatever ``agent_tck.reference_impl`` is importable (a mutated copy on PYTHONPATH in test_observe)
 serves the cases; only the handshake's ``observe`` is left out, so the runner never asks.
 """
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import sys
 
-from harness.reference_adapter import handle
+from agent_tck.harness.reference_adapter import handle
 
 for line in sys.stdin:
     command = json.loads(line)
