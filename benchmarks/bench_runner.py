@@ -13,10 +13,10 @@ import statistics
 import sys
 import time
 
-from harness.evaluate import judge
-from harness.subprocess_target import SubprocessTarget
-from harness.targets import InProcessTarget
-from harness.vectors import load_cases
+from agent_tck.harness.evaluate import judge
+from agent_tck.harness.subprocess_target import SubprocessTarget
+from agent_tck.harness.targets import InProcessTarget
+from agent_tck.harness.vectors import load_cases
 
 
 def one_round(target, pairs) -> float:

@@ -128,7 +128,7 @@ def _add_run_options(p: argparse.ArgumentParser) -> None:
 
 
 def _run_command(args: argparse.Namespace) -> int:
-    from harness.conformance_run import RunRequest, run_suite
+    from agent_tck.harness.conformance_run import RunRequest, run_suite
 
     request = RunRequest(
         impl=args.impl,

@@ -9,15 +9,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from harness.baseline import load_baseline
-from harness.catalogue import load_catalogue
-from harness.errors import HarnessError
-from harness.evaluate import OBSERVED_RULES, run_cases
-from harness.protocol import OBSERVE
-from harness.results import CaseResult, Footer, Header
-from harness.runner import Filters, header, select
-from harness.targets import InProcessTarget, Target
-from harness.vectors import load_cases
+from agent_tck.harness.baseline import load_baseline
+from agent_tck.harness.catalogue import load_catalogue
+from agent_tck.harness.errors import HarnessError
+from agent_tck.harness.evaluate import OBSERVED_RULES, run_cases
+from agent_tck.harness.protocol import OBSERVE
+from agent_tck.harness.results import CaseResult, Footer, Header
+from agent_tck.harness.runner import Filters, header, select
+from agent_tck.harness.targets import InProcessTarget, Target
+from agent_tck.harness.vectors import load_cases
 
 
 @dataclass(frozen=True)

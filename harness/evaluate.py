@@ -17,13 +17,21 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
 
-from harness.baseline import Entry, judge_against, stale_entries
-from harness.compare import accept_any, compare, first_difference, mode_for
-from harness.outcome import CallResult, Errored, Observed, Output, Rejected
-from harness.protocol import OBSERVE
-from harness.results import CaseResult, Footer, Header, Record, exit_code, partial, summarize
-from harness.targets import Target
-from harness.vectors import Case, Expectation
+from agent_tck.harness.baseline import Entry, judge_against, stale_entries
+from agent_tck.harness.compare import accept_any, compare, first_difference, mode_for
+from agent_tck.harness.outcome import CallResult, Errored, Observed, Output, Rejected
+from agent_tck.harness.protocol import OBSERVE
+from agent_tck.harness.results import (
+    CaseResult,
+    Footer,
+    Header,
+    Record,
+    exit_code,
+    partial,
+    summarize,
+)
+from agent_tck.harness.targets import Target
+from agent_tck.harness.vectors import Case, Expectation
 
 #: Rules no single reply can show, with the protocol 1.1 observations that test them. BO-008:
 #: "without changing Session records" - the caller's memory is seen only when the adapter runs

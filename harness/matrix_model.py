@@ -102,8 +102,8 @@ def parse_scenario(data: Any, where: str, schema: Mapping[str, Any]) -> Scenario
     """A scenario from its parsed YAML, or MatrixInputError naming the first problem."""
     import jsonschema
 
-    from harness.mock_provider.script import parse_script
-    from reference_impl.errors import TckError
+    from agent_tck.harness.mock_provider.script import parse_script
+    from agent_tck.reference_impl.errors import TckError
 
     errors = sorted(jsonschema.Draft202012Validator(schema).iter_errors(data),
                     key=lambda e: list(e.absolute_path))

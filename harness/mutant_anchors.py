@@ -1,4 +1,6 @@
-"""Bring seeded faults up to date with the tree: ``python -m harness.mutant_anchors [YAML...]``.
+"""Bring seeded faults up to date with the tree.
+
+``python -m agent_tck.harness.mutant_anchors [YAML...]``
 
 A fault (``tests/mutants/<family>.yaml``, :mod:`harness.mutants`) names its ``file`` relative to
 the checkout and the ``function`` its ``find`` snippet lies in. This tool, run from a checkout,
@@ -28,8 +30,8 @@ from pathlib import Path
 
 import yaml
 
-from harness.errors import HarnessError
-from harness.mutants import Mutant, definitions, find_checkout, locate
+from agent_tck.harness.errors import HarnessError
+from agent_tck.harness.mutants import Mutant, definitions, find_checkout, locate
 
 #: ``file`` values of the flat layout (relative to reference_impl/) -> paths in the checkout.
 OLD_FILES = {

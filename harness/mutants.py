@@ -7,9 +7,9 @@ is relative to the checkout (``reference_impl/serialize/anthropic_messages.py``,
 the snippet lies in (``Serializer.serialize``, a module-level ``build``, or a module-level
 table such as ``TURN_TABLE``), and the snippet must occur exactly once inside it. So moving code
 cannot silently invalidate a fault: a file, definition or snippet that is gone, or a snippet
-that occurs twice, is an error naming the fault (``python -m harness.mutant_anchors`` fills
-``function`` and maps old file names). Each mutant is applied to a fresh copy of the top-level
-package holding its file and the whole vector suite is run against it in process. The mutant
+that occurs twice, is an error naming the fault
+(``python -m agent_tck.harness.mutant_anchors`` fills ``function`` and maps old file names).
+Each mutant is applied to a fresh copy of the top-level package holding its file and the whole vector suite is run against it in process. The mutant
 is *killed* for a rule when a vector citing that rule fails; every MUST rule of every family
 with vectors must have a mutant killed on it, and no mutant may survive.
 
@@ -100,7 +100,7 @@ def load_mutants(folder: Path = MUTANTS_DIR) -> list[Mutant]:
             where = f"{path}#/mutants/{index}"
             missing = {"name", "rules", "file", "function", "find", "replace"} - set(item)
             if missing:
-                hint = (" (python -m harness.mutant_anchors fills it in)"
+                hint = (" (python -m agent_tck.harness.mutant_anchors fills it in)"
                         if missing == {"function"} else "")
                 raise HarnessError("MUTANT_INVALID", f"fault {item.get('name')!r}: missing "
                                    f"{sorted(missing)}{hint}", where)
@@ -197,10 +197,11 @@ def apply(mutant: Mutant, root: Path) -> None:
 
 def _worker(paths: Sequence[str]) -> dict[str, Any]:
     """In a fresh process: run every vector against each mutated copy; report failures."""
-    from harness.catalogue import load_catalogue
-    from harness.evaluate import failures
-    from harness.targets import InProcessTarget
-    from harness.vectors import load_cases
+    import agent_tck
+    from agent_tck.harness.catalogue import load_catalogue
+    from agent_tck.harness.evaluate import failures
+    from agent_tck.harness.targets import InProcessTarget
+    from agent_tck.harness.vectors import load_cases
 
     cases = load_cases(known_rules=load_catalogue().by_id)
     results: dict[str, Any] = {}

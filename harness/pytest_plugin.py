@@ -19,7 +19,7 @@ import pytest
 from agent_tck.harness.outcome import CallResult, Errored
 
 if TYPE_CHECKING:
-    from harness.evaluate import Judgment
+    from agent_tck.harness.evaluate import Judgment
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -72,7 +72,7 @@ class TargetProxy:
 @pytest.fixture(scope="session")
 def tck_target(request: pytest.FixtureRequest) -> Iterator[TargetProxy]:
     """The implementation under test (``--impl``), or the reference implementation."""
-    from harness.conformance_run import open_target
+    from agent_tck.harness.conformance_run import open_target
 
     target, _, _ = open_target(request.config.getoption("--impl"),
                                request.config.getoption("--impl-timeout"))
@@ -96,7 +96,7 @@ class VectorItem(pytest.Item):
             self.add_marker(rid)
 
     def runtest(self) -> None:
-        from harness.evaluate import judge
+        from agent_tck.harness.evaluate import judge
 
         judgment, _ = judge(_shared_target(self.config), self.case,  # type: ignore[arg-type]
                             self.expectation)  # type: ignore[arg-type]
@@ -126,7 +126,7 @@ _TARGET_KEY = pytest.StashKey[object]()
 
 def _shared_target(config: pytest.Config):  # type: ignore[no-untyped-def]
     if _TARGET_KEY not in config.stash:
-        from harness.conformance_run import open_target
+        from agent_tck.harness.conformance_run import open_target
 
         target, _, _ = open_target(config.getoption("--impl"), config.getoption("--impl-timeout"))
         config.stash[_TARGET_KEY] = target

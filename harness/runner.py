@@ -10,11 +10,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from harness import __version__
-from harness.catalogue import Catalogue
-from harness.evaluate import now
-from harness.results import RESULTS_FORMAT, Header, RuleInfo
-from harness.vectors import Case
+from agent_tck.harness import __version__
+from agent_tck.harness.catalogue import Catalogue
+from agent_tck.harness.evaluate import now
+from agent_tck.harness.results import RESULTS_FORMAT, Header, RuleInfo
+from agent_tck.harness.vectors import Case
 
 
 @dataclass(frozen=True)

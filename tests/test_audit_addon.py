@@ -11,9 +11,9 @@ import pytest
 from mitmproxy import http
 from mitmproxy.test import taddons, tflow
 
-from harness.audit import checks
-from harness.audit import rules as wr
-from harness.audit.addon import AgentTckAudit, Tee
+from agent_tck.harness.audit import checks
+from agent_tck.harness.audit import rules as wr
+from agent_tck.harness.audit.addon import AgentTckAudit, Tee
 
 KEY = "sk-ant-api03-PLANTEDaddonKEY0123456789"
 THINKING_IN_USER = {"model": "m", "messages": [{"role": "user", "content": [

@@ -31,10 +31,10 @@ import httpx2 as httpx
 import openai
 import pytest
 
-from harness.commands.audit import find_mitmdump, mitmdump_command
-from harness.errors import HarnessError
-from harness.mock_provider.plan import ProviderState, SendBytes
-from harness.mock_provider.server import make_provider, start
+from agent_tck.harness.commands.audit import find_mitmdump, mitmdump_command
+from agent_tck.harness.errors import HarnessError
+from agent_tck.harness.mock_provider.plan import ProviderState, SendBytes
+from agent_tck.harness.mock_provider.server import make_provider, start
 
 pytestmark = pytest.mark.slow
 pytest.importorskip("mitmproxy")

@@ -9,14 +9,14 @@ from typing import Any
 
 import pytest
 
-from harness.audit import checks
-from harness.audit import rules as wr
-from harness.audit.capture import RawExchange, RawMessage, RawResponse
-from harness.audit.engine import Auditor
-from harness.audit.redact import Scrubber
-from harness.audit.report import records, to_json, write_reports
-from harness.audit.tracker import ConversationTracker
-from harness.reports import read
+from agent_tck.harness.audit import checks
+from agent_tck.harness.audit import rules as wr
+from agent_tck.harness.audit.capture import RawExchange, RawMessage, RawResponse
+from agent_tck.harness.audit.engine import Auditor
+from agent_tck.harness.audit.redact import Scrubber
+from agent_tck.harness.audit.report import records, to_json, write_reports
+from agent_tck.harness.audit.tracker import ConversationTracker
+from agent_tck.harness.reports import read
 
 A_URL = "https://api.anthropic.com/v1/messages"
 KEYS = ("sk-ant-api03-PLANTEDanthropicKEY0123456789", "sk-proj-PLANTEDopenaiKEY0123456789",

@@ -15,13 +15,13 @@ import copy
 import json
 from typing import Any
 
-from harness.audit.rules import check_exchange
-from harness.mock_provider.model import MockProvider
-from harness.mock_provider.plan import HttpRequest, ProviderState
-from harness.mock_provider.script import parse_script
-from harness.mock_provider.server import load_openapi_document
-from reference_impl.serialize.ops import anthropic_serialize, openai_serialize
-from reference_impl.session_log.ops import resume_anthropic
+from agent_tck.harness.audit.rules import check_exchange
+from agent_tck.harness.mock_provider.model import MockProvider
+from agent_tck.harness.mock_provider.plan import HttpRequest, ProviderState
+from agent_tck.harness.mock_provider.script import parse_script
+from agent_tck.harness.mock_provider.server import load_openapi_document
+from agent_tck.reference_impl.serialize.ops import anthropic_serialize, openai_serialize
+from agent_tck.reference_impl.session_log.ops import resume_anthropic
 
 URLS = {"anthropic": "https://api.anthropic.com/v1/messages",
         "openai": "https://api.openai.com/v1/chat/completions"}

@@ -108,9 +108,9 @@ def test_a_parts_view_folds_only_the_lists_no_rule_orders():
 
 
 def test_alternatives_pass_when_any_accepted_outcome_holds():
-    from harness.evaluate import evaluate
-    from harness.outcome import Output, Rejected
-    from harness.vectors import Expectation
+    from agent_tck.harness.evaluate import evaluate
+    from agent_tck.harness.outcome import Output, Rejected
+    from agent_tck.harness.vectors import Expectation
 
     op = "anthropic.serialize"
     either = Expectation(op, alternatives=(

@@ -13,17 +13,17 @@ import pytest
 from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 
-from harness.data import vectors_dir
-from harness.evaluate import failures
-from harness.families import operations as reference_operations
-from harness.targets import InProcessTarget
-from harness.vectors import Case, load_file
-from reference_impl.developer_messages import admission as dm
-from reference_impl.developer_messages import projection
-from reference_impl.serialize import anthropic_messages as serialize_anthropic
-from reference_impl.serialize import model
-from reference_impl.session_log import format as session_log
-from reference_impl.session_log.ext_developer_messages import DeveloperAdmission
+from agent_tck.harness.data import vectors_dir
+from agent_tck.harness.evaluate import failures
+from agent_tck.harness.families import operations as reference_operations
+from agent_tck.harness.targets import InProcessTarget
+from agent_tck.harness.vectors import Case, load_file
+from agent_tck.reference_impl.developer_messages import admission as dm
+from agent_tck.reference_impl.developer_messages import projection
+from agent_tck.reference_impl.serialize import anthropic_messages as serialize_anthropic
+from agent_tck.reference_impl.serialize import model
+from agent_tck.reference_impl.session_log import format as session_log
+from agent_tck.reference_impl.session_log.ext_developer_messages import DeveloperAdmission
 
 OPERATIONS = reference_operations()
 

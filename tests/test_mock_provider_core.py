@@ -18,8 +18,8 @@ import referencing.jsonschema
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from harness.mock_provider.model import MockProvider
-from harness.mock_provider.plan import (
+from agent_tck.harness.mock_provider.model import MockProvider
+from agent_tck.harness.mock_provider.plan import (
     Abort,
     Finish,
     HttpRequest,
@@ -29,10 +29,10 @@ from harness.mock_provider.plan import (
     SendBytes,
     SendHead,
 )
-from harness.mock_provider.script import parse_script
-from harness.mock_provider.server import load_openapi_document
-from reference_impl.errors import TckError
-from reference_impl.wire.sse import decode_sse, encode_sse
+from agent_tck.harness.mock_provider.script import parse_script
+from agent_tck.harness.mock_provider.server import load_openapi_document
+from agent_tck.reference_impl.errors import TckError
+from agent_tck.reference_impl.wire.sse import decode_sse, encode_sse
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT_SCHEMA = json.loads(

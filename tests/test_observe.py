@@ -11,15 +11,15 @@ from pathlib import Path
 
 import pytest
 
-from harness.catalogue import load_catalogue
-from harness.evaluate import run_cases
-from harness.mutants import ROOT, apply, load_mutants
-from harness.outcome import Observed, Output
-from harness.reports.stream import summarize
-from harness.runner import Filters, header, select
-from harness.subprocess_target import SubprocessTarget
-from harness.targets import InProcessTarget
-from harness.vectors import load_cases
+from agent_tck.harness.catalogue import load_catalogue
+from agent_tck.harness.evaluate import run_cases
+from agent_tck.harness.mutants import ROOT, apply, load_mutants
+from agent_tck.harness.outcome import Observed, Output
+from agent_tck.harness.reports.stream import summarize
+from agent_tck.harness.runner import Filters, header, select
+from agent_tck.harness.subprocess_target import SubprocessTarget
+from agent_tck.harness.targets import InProcessTarget
+from agent_tck.harness.vectors import load_cases
 from tests.conftest import FAKES
 
 OBSERVE_MUTANTS = ("bo-omitted-blocks-spliced-from-the-record", "bo-record-edited-on-rejection",
@@ -109,8 +109,14 @@ def test_the_console_names_the_capability_when_bo008_is_untested(tmp_path, capsy
 def test_observe_messages_follow_the_published_schemas():
     import json as _json
 
-    from harness.jsonschema_util import validator
-    from harness.protocol import OBSERVE, ProtocolViolation, RunCommand, parse_result, parse_started
+    from agent_tck.harness.jsonschema_util import validator
+    from agent_tck.harness.protocol import (
+        OBSERVE,
+        ProtocolViolation,
+        RunCommand,
+        parse_result,
+        parse_started,
+    )
 
     command = RunCommand(3, "anthropic.serialize", {"history": []}, "c", OBSERVE).to_json()
     assert list(validator("protocol/command.schema.json").iter_errors(command)) == []

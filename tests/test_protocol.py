@@ -7,9 +7,9 @@ import json
 
 import pytest
 
-from harness.jsonschema_util import validator
-from harness.protocol import RunCommand, Start, Stop, encode, parse_result, parse_started
-from harness.reference_adapter import serve
+from agent_tck.harness.jsonschema_util import validator
+from agent_tck.harness.protocol import RunCommand, Start, Stop, encode, parse_result, parse_started
+from agent_tck.harness.reference_adapter import serve
 
 COMMANDS = validator("protocol/command.schema.json")
 

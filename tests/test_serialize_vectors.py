@@ -22,13 +22,13 @@ import pytest
 import yaml
 from jsonschema import Draft202012Validator
 
-from harness.catalogue import scenario_citations
-from harness.evaluate import judge
-from harness.families import operations as reference_operations
-from harness.targets import InProcessTarget
-from harness.vectors import Case, load_file
-from reference_impl.errors import TckError
-from reference_impl.serialize import model
+from agent_tck.harness.catalogue import scenario_citations
+from agent_tck.harness.evaluate import judge
+from agent_tck.harness.families import operations as reference_operations
+from agent_tck.harness.targets import InProcessTarget
+from agent_tck.harness.vectors import Case, load_file
+from agent_tck.reference_impl.errors import TckError
+from agent_tck.reference_impl.serialize import model
 
 OPERATIONS = reference_operations()
 

@@ -9,12 +9,12 @@ from typing import Any
 
 import pytest
 
-from harness.evaluate import failures
-from harness.targets import InProcessTarget
-from harness.vectors import load_file
-from reference_impl.session_log import format as sl
-from reference_impl.session_log import recorder as rec
-from reference_impl.session_log import views
+from agent_tck.harness.evaluate import failures
+from agent_tck.harness.targets import InProcessTarget
+from agent_tck.harness.vectors import load_file
+from agent_tck.reference_impl.session_log import format as sl
+from agent_tck.reference_impl.session_log import recorder as rec
+from agent_tck.reference_impl.session_log import views
 
 FOLDER = Path(__file__).resolve().parent.parent / "vectors" / "chunk-free-persistence"
 

@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
-from reference_impl.session_log import format as sl
-from reference_impl.session_log import profile_dsh as dsh
-from reference_impl.session_log import recorder as rec
+from agent_tck.reference_impl.session_log import format as sl
+from agent_tck.reference_impl.session_log import profile_dsh as dsh
+from agent_tck.reference_impl.session_log import recorder as rec
 
 VECTORS = Path(__file__).resolve().parent.parent / "vectors"
 DEFAULT = sl.default_vocabulary()

@@ -9,10 +9,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from harness.audit import conversation_state
-from harness.audit.conversation_state import fingerprint
-from harness.audit.tracker import ConversationTracker, track
-from reference_impl.wire.normal_form import normal_head, normal_message
+from agent_tck.harness.audit import conversation_state
+from agent_tck.harness.audit.conversation_state import fingerprint
+from agent_tck.harness.audit.tracker import ConversationTracker, track
+from agent_tck.reference_impl.wire.normal_form import normal_head, normal_message
 
 URL = "https://api.anthropic.com/v1/messages"
 SYSTEM = "You are a careful agent."

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
-from harness.audit.findings import body_pointer
-from reference_impl.wire.dialects import ANTHROPIC, OPENAI
+from agent_tck.harness.audit.findings import body_pointer
+from agent_tck.reference_impl.wire.dialects import ANTHROPIC, OPENAI
 
 # ---------------------------------------------------------------------------------------------
 # Classifying an exchange

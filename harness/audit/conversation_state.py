@@ -13,8 +13,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from reference_impl.wire.dialects import ANTHROPIC, OPENAI
-from reference_impl.wire.normal_form import NotARequest, merge_key, normal_head, normal_message
+from agent_tck.reference_impl.wire.dialects import ANTHROPIC, OPENAI
+from agent_tck.reference_impl.wire.normal_form import (
+    NotARequest,
+    merge_key,
+    normal_head,
+    normal_message,
+)
 
 # ---------------------------------------------------------------------------------------------
 # Fingerprints

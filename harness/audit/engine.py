@@ -20,11 +20,11 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
-from harness.audit.capture import DEFAULT_MAX_BODY, RawExchange, Unauditable, to_exchange
-from harness.audit.checks import dialect_of
-from harness.audit.findings import Finding
-from harness.audit.rules import WIRE_CHECKS, CheckError, ExchangeAudit, audit_exchange
-from harness.audit.tracker import Conversation, ConversationTracker
+from agent_tck.harness.audit.capture import DEFAULT_MAX_BODY, RawExchange, Unauditable, to_exchange
+from agent_tck.harness.audit.checks import dialect_of
+from agent_tck.harness.audit.findings import Finding
+from agent_tck.harness.audit.rules import WIRE_CHECKS, CheckError, ExchangeAudit, audit_exchange
+from agent_tck.harness.audit.tracker import Conversation, ConversationTracker
 
 #: recent audits kept to carry findings over to the next request of a conversation (each holds
 #: a reference to its request's messages: memory is bounded by this many requests)

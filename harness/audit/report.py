@@ -22,12 +22,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from harness import __version__
-from harness.audit.engine import CONVERSATION_RULES, AuditResult, ExchangeResult
-from harness.audit.findings import RULES, Finding
-from harness.audit.redact import Scrubber
-from harness.families import family_names, prefix_table
-from harness.results import RESULTS_FORMAT, Header, RuleInfo
+from agent_tck.harness import __version__
+from agent_tck.harness.audit.engine import CONVERSATION_RULES, AuditResult, ExchangeResult
+from agent_tck.harness.audit.findings import RULES, Finding
+from agent_tck.harness.audit.redact import Scrubber
+from agent_tck.harness.families import family_names, prefix_table
+from agent_tck.harness.results import RESULTS_FORMAT, Header, RuleInfo
 
 AUDIT_FORMAT = "agent-tck-audit/1"
 
@@ -241,7 +241,7 @@ class LiveStream:
 def records(result: AuditResult, *, source: str, name: str = "audited agent",
             scrub: Scrubber | None = None) -> list[dict[str, Any]]:
     """The whole results stream (header, cases, footer) of an audit."""
-    from harness.results import summarize
+    from agent_tck.harness.results import summarize
 
     scrub = scrub or Scrubber()
     checked = {rid for x in result.exchanges for rid in x.checked}

@@ -29,7 +29,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from harness.audit.checks import (
+from agent_tck.harness.audit.checks import (
     Emit,
     Request,
     check_anthropic_system_placement,
@@ -44,8 +44,8 @@ from harness.audit.checks import (
     dialect_of,
     request_headers,
 )
-from harness.audit.findings import Finding, make_finding, rule_id, sort_findings
-from reference_impl.wire.dialects import ANTHROPIC, OPENAI
+from agent_tck.harness.audit.findings import Finding, make_finding, rule_id, sort_findings
+from agent_tck.reference_impl.wire.dialects import ANTHROPIC, OPENAI
 
 # ---------------------------------------------------------------------------------------------
 # The check table

@@ -69,8 +69,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from harness.audit.checks import dialect_of
-from harness.audit.conversation_state import (
+from agent_tck.harness.audit.checks import dialect_of
+from agent_tck.harness.audit.conversation_state import (
     _answers,
     _call_ids,
     _Conv,
@@ -83,10 +83,10 @@ from harness.audit.conversation_state import (
     _State,
     _turn,
 )
-from harness.audit.findings import Finding, body_pointer, make_finding, sort_findings
-from reference_impl.wire.dialects import ANTHROPIC, OPENAI
-from reference_impl.wire.normal_form import NotARequest, normal_message
-from reference_impl.wire.reply import assistant_reply
+from agent_tck.harness.audit.findings import Finding, body_pointer, make_finding, sort_findings
+from agent_tck.reference_impl.wire.dialects import ANTHROPIC, OPENAI
+from agent_tck.reference_impl.wire.normal_form import NotARequest, normal_message
+from agent_tck.reference_impl.wire.reply import assistant_reply
 
 # ---------------------------------------------------------------------------------------------
 # Values the tracker emits

@@ -64,11 +64,11 @@ def parse_listen(text: str) -> tuple[str, int]:
 
 def load_script(path: Path) -> Any:
     """Read and check a script file: the JSON Schema first, then the core's own checks."""
-    from harness.jsonschema_util import pointer, validator
-    from harness.mock_provider.script import parse_script
-    from harness.safe_yaml import load
-    from reference_impl.errors import TckError
-    from reference_impl.strict_json import loads
+    from agent_tck.harness.jsonschema_util import pointer, validator
+    from agent_tck.harness.mock_provider.script import parse_script
+    from agent_tck.harness.safe_yaml import load
+    from agent_tck.reference_impl.errors import TckError
+    from agent_tck.reference_impl.strict_json import loads
 
     try:
         raw = path.read_bytes()

@@ -12,12 +12,12 @@ import json
 import sys
 from typing import Any
 
-from harness.errors import HarnessError
-from harness.evaluate import OBSERVED_RULES, evaluate, evaluate_observed
-from harness.jsonschema_util import pointer, validator
-from harness.outcome import Errored, Observed, Output, Rejected
-from harness.protocol import OBSERVE, RunCommand, Start
-from harness.vectors import load_cases
+from agent_tck.harness.errors import HarnessError
+from agent_tck.harness.evaluate import OBSERVED_RULES, evaluate, evaluate_observed
+from agent_tck.harness.jsonschema_util import pointer, validator
+from agent_tck.harness.outcome import Errored, Observed, Output, Rejected
+from agent_tck.harness.protocol import OBSERVE, RunCommand, Start
+from agent_tck.harness.vectors import load_cases
 
 
 def register(subparsers: Any) -> None:

@@ -40,7 +40,7 @@ def subagents_command(args: argparse.Namespace) -> int:
 
     target = None
     if args.impl:
-        from harness.conformance_run import open_target
+        from agent_tck.harness.conformance_run import open_target
 
         target, _, _ = open_target(args.impl, args.timeout)
     status = 0

@@ -6,7 +6,7 @@ FAMILY = Family(
     name="chunk-free-persistence",
     prefix="CFP",
     order=30,
-    operations=("reference_impl.session_log.ops",),
+    operations=("agent_tck.reference_impl.session_log.ops",),
     compare={"session.resume": "canonical-history", "session.load": "canonical-transcript",
              "session.record-load": "canonical-transcript"},
     description="note 001, the session log",

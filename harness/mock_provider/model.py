@@ -36,7 +36,7 @@ import jsonschema
 import referencing
 import referencing.jsonschema
 
-from harness.mock_provider.plan import (
+from agent_tck.harness.mock_provider.plan import (
     Abort,
     Exchange,
     Finish,
@@ -48,7 +48,7 @@ from harness.mock_provider.plan import (
     SendHead,
     Step,
 )
-from harness.mock_provider.problems import (
+from agent_tck.harness.mock_provider.problems import (
     Problem,
     anthropic_error_body,
     anthropic_loc,
@@ -59,7 +59,7 @@ from harness.mock_provider.problems import (
     openai_error_body,
     openai_param,
 )
-from harness.mock_provider.render import (
+from agent_tck.harness.mock_provider.render import (
     OPENAI_DONE,
     RenderContext,
     anthropic_frame,
@@ -70,7 +70,7 @@ from harness.mock_provider.render import (
     openai_frame,
     openai_stream_chunks,
 )
-from harness.mock_provider.script import (
+from agent_tck.harness.mock_provider.script import (
     ANTHROPIC_ERROR_STATUS,
     ANTHROPIC_ERROR_TYPES,
     OPENAI_ERROR_TYPES,
@@ -88,8 +88,8 @@ from harness.mock_provider.script import (
     StreamError,
     is_json,
 )
-from reference_impl.wire.dialects import ANTHROPIC, OPENAI
-from reference_impl.wire.sse import decode_sse, encode_sse
+from agent_tck.reference_impl.wire.dialects import ANTHROPIC, OPENAI
+from agent_tck.reference_impl.wire.sse import decode_sse, encode_sse
 
 
 # --------------------------------------------------------------------------------------------

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from harness.mock_provider.script import Api
+from agent_tck.harness.mock_provider.script import Api
 
 
 # --------------------------------------------------------------------------------------------

@@ -13,9 +13,9 @@ from typing import Any, Final
 
 import jsonschema
 
-from harness.mock_provider.plan import Finish, SendBytes, SendHead, Step
-from harness.mock_provider.script import ANTHROPIC_ERROR_TYPES, OPENAI_ERROR_TYPES, Api
-from reference_impl.wire.dialects import ANTHROPIC
+from agent_tck.harness.mock_provider.plan import Finish, SendBytes, SendHead, Step
+from agent_tck.harness.mock_provider.script import ANTHROPIC_ERROR_TYPES, OPENAI_ERROR_TYPES, Api
+from agent_tck.reference_impl.wire.dialects import ANTHROPIC
 
 
 # --------------------------------------------------------------------------------------------

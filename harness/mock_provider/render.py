@@ -15,7 +15,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
-from harness.mock_provider.script import (
+from agent_tck.harness.mock_provider.script import (
     Api,
     Part,
     RedactedThinkingPart,
@@ -24,8 +24,8 @@ from harness.mock_provider.script import (
     ThinkingPart,
     ToolCallPart,
 )
-from reference_impl.wire.dialects import ANTHROPIC, OPENAI
-from reference_impl.wire.sse import encode_sse
+from agent_tck.reference_impl.wire.dialects import ANTHROPIC, OPENAI
+from agent_tck.reference_impl.wire.sse import encode_sse
 
 
 # --------------------------------------------------------------------------------------------

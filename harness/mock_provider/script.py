@@ -14,8 +14,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
-from reference_impl.errors import TckError
-from reference_impl.wire.dialects import ANTHROPIC, OPENAI
+from agent_tck.reference_impl.errors import TckError
+from agent_tck.reference_impl.wire.dialects import ANTHROPIC, OPENAI
 
 Api = Literal["anthropic", "openai"]
 

@@ -34,8 +34,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
 from typing import Any
 
-from harness.mock_provider.model import MockProvider
-from harness.mock_provider.plan import (
+from agent_tck.harness.mock_provider.model import MockProvider
+from agent_tck.harness.mock_provider.plan import (
     Abort,
     Exchange,
     Finish,
@@ -46,7 +46,7 @@ from harness.mock_provider.plan import (
     SendBytes,
     SendHead,
 )
-from harness.mock_provider.script import Script, parse_script
+from agent_tck.harness.mock_provider.script import Script, parse_script
 
 log = logging.getLogger("agent_tck.mock_provider")
 

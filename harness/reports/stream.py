@@ -20,8 +20,8 @@ from functools import cache, cached_property
 from pathlib import Path
 from typing import IO, Any
 
-from harness.reports.redact import redact
-from harness.results import (
+from agent_tck.harness.reports.redact import redact
+from agent_tck.harness.results import (
     CASE_STATUSES,
     CONFORMANT,
     NOT_CONFORMANT,
@@ -40,7 +40,7 @@ from harness.results import (
     rule_status,
     summarize,
 )
-from reference_impl.strict_json import MAX_DEPTH, StrictJSONError, loads
+from agent_tck.reference_impl.strict_json import MAX_DEPTH, StrictJSONError, loads
 
 #: longest results.jsonl line read back, in bytes, and deepest nesting (a record wraps an
 #: adapter's output, itself at most MAX_DEPTH deep, a few levels down)
