@@ -10,7 +10,8 @@ cannot silently invalidate a fault: a file, definition or snippet that is gone, 
 that occurs twice, is an error naming the fault
 (``python -m agent_tck.harness.mutant_anchors`` fills ``function`` and maps old file names).
 Each mutant is applied to a fresh copy of the top-level package holding its file and the whole
-vector suite is run against it in process. The mutant is *killed* for a rule when a vector citing that rule fails; every MUST rule of every family
+vector suite is run against it in process. The mutant is *killed* for a rule when a vector citing
+that rule fails; every MUST rule of every family
 with vectors must have a mutant killed on it, and no mutant may survive.
 
 A mutant marked ``survives: true`` is the opposite: an *accepted variant*, another reasonable
