@@ -1,6 +1,6 @@
-"""The message-parts vectors: in sync with their hand-written source, valid, and passed.
+"""The message-parts vectors: valid and passed (tests/test_generators.py keeps them what their
+generator, vectors/generators/message_parts/, writes).
 
-* the JSON files are exactly what tests/message_parts_cases.py builds (no hand edit drifts);
 * every input that expects an output is valid against parts-input.schema.json and every
   expected output against parts-output.schema.json (the schemas and the vectors agree);
 * the reference implementation passes every case, and its rejections point at the event
@@ -14,7 +14,6 @@ import re
 from pathlib import Path
 from typing import Any
 
-import message_parts_cases as source
 import pytest
 from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
@@ -47,14 +46,6 @@ REGISTRY = Registry().with_resource(OUTPUT_DOC["$id"], Resource.from_contents(OU
 def output_validator(operation: str) -> Draft202012Validator:
     ref = f"{OUTPUT_DOC['$id']}#/$defs/{operation.split('.', 1)[1]}"
     return Draft202012Validator({"$ref": ref}, registry=REGISTRY)
-
-
-def test_the_files_are_what_the_source_builds():
-    built = source.documents()
-    on_disk = {p.name: p.read_text(encoding="utf-8") for p in FOLDER.glob("*.json")}
-    assert sorted(on_disk) == sorted(built), "run: .venv/bin/python tests/message_parts_cases.py"
-    for name, doc in built.items():
-        assert on_disk[name] == source.render(doc), f"{name} is stale: regenerate it"
 
 
 def test_there_are_enough_cases_and_ids_are_unique():

@@ -1,0 +1,90 @@
+"""order.json: part order and interleaving."""
+
+from __future__ import annotations
+
+from .build import (
+    OK_USER,
+    VectorFile,
+    answer_out,
+    answer_turn,
+    d,
+    end,
+    fin,
+    item,
+    parts_out,
+    pe,
+    project_out,
+    ps,
+    seg,
+    start,
+    text_part,
+    x_artifact,
+    x_call,
+    x_evidence,
+    x_result,
+    x_rsum,
+    x_status,
+    x_text,
+    x_user,
+)
+
+FILE = VectorFile(
+    "order", "Part order: arrival order within a turn, reasoning and tools interleaved.")
+case = FILE.case
+
+case("mp-order-reasoning-not-hoisted", ["MP-031", "MP-030"],
+     "Reasoning that arrives after answer text stays after it: it is not hoisted to the head "
+     "of the message.",
+     [start(), *text_part("a1", "Let me think. "), ps("r1", "reasoning_summary"),
+      d("r1", "Six sevens are forty-two."), pe("r1"), *text_part("a2", "It is 42."), end()],
+     parts=parts_out(("t1", "completed", [
+         x_user(), x_text("a1", "Let me think. "), x_rsum("r1", "Six sevens are forty-two."),
+         x_text("a2", "It is 42.")])),
+     project=project_out("idle", ("t1", "completed", [
+         OK_USER, item("a1", "message", "answer"), item("r1", "timeline", "collapsed"),
+         item("a2", "message", "answer")])))
+
+case("mp-order-tools-not-pushed-to-end", ["MP-032", "MP-030", "MP-060", "MP-061"],
+     "A tool call and its result that arrive between two answer texts stay between them: "
+     "tool rows are not pushed to the end; the explanation before and the conclusion after "
+     "are both in the answer.",
+     [start(), *text_part("a1", "I'll check the weather. "),
+      ps("c1", "tool_call", name="weather"), d("c1", '{"city": "Oslo"}'), pe("c1"),
+      ps("res1", "tool_result", call="c1"), fin("res1", '{"sky": "clear"}'),
+      *text_part("a2", "Oslo is clear today."), end()],
+     parts=parts_out(("t1", "completed", [
+         x_user(), x_text("a1", "I'll check the weather. "),
+         x_call("c1", "weather", '{"city": "Oslo"}', outcome="succeeded"),
+         x_result("res1", "c1", '{"sky": "clear"}', final="final_only"),
+         x_text("a2", "Oslo is clear today.")])),
+     answer=answer_out(answer_turn("t1", "completed", [
+         seg("a1", "I'll check the weather. "), seg("a2", "Oslo is clear today.")])))
+
+RUNNING = [start(), ps("r1", "reasoning_summary"), d("r1", "I need the wea"),
+           ps("c1", "tool_call", name="weather"), d("c1", '{"city": "Os'),
+           ps("a1", "assistant_text"), d("a1", "Checking Oslo")]
+case("mp-order-running-turn-interleaves", ["MP-105", "MP-033", "MP-035", "MP-030"],
+     "In a running turn, reasoning, a tool call streaming its input and answer text are shown "
+     "interleaved in part order, the running process inline with a live body.",
+     RUNNING,
+     parts=parts_out(("t1", "active", [
+         x_user(), x_rsum("r1", "I need the wea", state="open"),
+         x_call("c1", "weather", '{"city": "Os', state="open"),
+         x_text("a1", "Checking Oslo", state="open")])),
+     project=project_out("active", ("t1", "active", [
+         OK_USER, item("r1", "inline", "live"), item("c1", "inline", "live"),
+         item("a1", "message", "answer")])),
+     answer=answer_out(answer_turn("t1", "active", [seg("a1", "Checking Oslo")])))
+
+case("mp-order-status-artifact-evidence-in-place", ["MP-030"],
+     "runtime_status, artifact_ref and evidence_ref keep their arrival places among the "
+     "answer texts.",
+     [start(), ps("s1", "runtime_status", surface="Process"), d("s1", "Drafting"), pe("s1"),
+      *text_part("a1", "Draft below. "), ps("ar1", "artifact_ref", artifact="art-d",
+                                           title="Draft"),
+      ps("ev1", "evidence_ref", evidence="ev-d", entry="replay"),
+      *text_part("a2", "Review it."), end()],
+     parts=parts_out(("t1", "completed", [
+         x_user(), x_status("s1", "Process", "Drafting"), x_text("a1", "Draft below. "),
+         x_artifact("ar1", "art-d", "Draft"), x_evidence("ev1", "ev-d", "replay"),
+         x_text("a2", "Review it.")])))
