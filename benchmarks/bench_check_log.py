@@ -177,7 +177,7 @@ def _plain(path: Path) -> None:
             loads(line)
 
 
-def _check(path: Path, vocabulary: sl.Vocabulary) -> sl.Summary:
+def _check(path: Path, vocabulary: sl.Vocabulary) -> sl.LogCheckSummary:
     with open(path, "rb", buffering=1 << 20) as handle:
         return sl.check(handle, vocabulary)
 

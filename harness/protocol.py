@@ -39,7 +39,9 @@ class ProtocolViolation(Exception):
 
 
 @dataclass(frozen=True)
-class Start:
+class StartCommand:
+    """``{"cmd": "start"}``: the runner's first line, the protocol version it speaks."""
+
     tck_version: str
 
     def to_json(self) -> dict[str, Any]:
@@ -48,6 +50,8 @@ class Start:
 
 @dataclass(frozen=True)
 class RunCommand:
+    """``{"cmd": "run"}``: one operation on one input, answered by the reply with its seq."""
+
     seq: int
     operation: str
     input: Any
@@ -65,12 +69,14 @@ class RunCommand:
 
 
 @dataclass(frozen=True)
-class Stop:
+class StopCommand:
+    """``{"cmd": "stop"}``: the runner's last line; the adapter exits."""
+
     def to_json(self) -> dict[str, Any]:
         return {"cmd": "stop"}
 
 
-Command = Start | RunCommand | Stop
+Command = StartCommand | RunCommand | StopCommand
 
 
 @dataclass(frozen=True)

@@ -35,8 +35,8 @@ from agent_tck.harness.protocol import (
     Implementation,
     ProtocolViolation,
     RunCommand,
-    Start,
-    Stop,
+    StartCommand,
+    StopCommand,
     decode,
     encode,
     parse_result,
@@ -358,7 +358,7 @@ class SubprocessTarget:
             return
         deadline = time.monotonic() + self.limits.stop_grace
         with contextlib.suppress(OSError, TimeoutError, queue.Empty):
-            proc.send(encode(Stop()), deadline)
+            proc.send(encode(StopCommand()), deadline)
             assert proc.proc.stdin is not None
             with contextlib.suppress(OSError, ValueError):
                 proc.proc.stdin.close()
@@ -425,7 +425,7 @@ class SubprocessTarget:
                 f"could not start {self.command!r}: {exc.strerror or exc}. Check the command "
                 "and that it is on PATH (it is split like a shell would, not run by a shell).",
             ) from exc
-        line = encode(Start(__version__))
+        line = encode(StartCommand(__version__))
         deadline = time.monotonic() + self.start_timeout
         noise = 0
         try:

@@ -8,7 +8,14 @@ import json
 import pytest
 
 from agent_tck.harness.jsonschema_util import validator
-from agent_tck.harness.protocol import RunCommand, Start, Stop, encode, parse_result, parse_started
+from agent_tck.harness.protocol import (
+    RunCommand,
+    StartCommand,
+    StopCommand,
+    encode,
+    parse_result,
+    parse_started,
+)
 from agent_tck.harness.reference_adapter import serve
 
 COMMANDS = validator("protocol/command.schema.json")
@@ -16,8 +23,8 @@ COMMANDS = validator("protocol/command.schema.json")
 
 @pytest.mark.parametrize(
     "command",
-    [Start("0.1.0"), RunCommand(1, "anthropic.serialize", {"history": []}, "c"),
-     RunCommand(2, "a.b", None), Stop()],
+    [StartCommand("0.1.0"), RunCommand(1, "anthropic.serialize", {"history": []}, "c"),
+     RunCommand(2, "a.b", None), StopCommand()],
 )
 def test_typed_commands_satisfy_the_schema(command):
     line = encode(command)
@@ -27,7 +34,8 @@ def test_typed_commands_satisfy_the_schema(command):
 
 def test_the_reference_adapter_speaks_the_protocol():
     stdin = io.StringIO(
-        encode(Start("0.1.0")) + "\n" + encode(RunCommand(1, "no.such-op", {})) + encode(Stop())
+        encode(StartCommand("0.1.0")) + "\n" + encode(RunCommand(1, "no.such-op", {}))
+        + encode(StopCommand())
         + encode(RunCommand(2, "never.reached", {}))
     )
     stdout = io.StringIO()

@@ -26,7 +26,7 @@ DEFAULT = sl.default_vocabulary()
 STRICT = dsh.vocabulary(DEFAULT)
 
 
-def verdict(data: bytes, vocabulary: sl.Vocabulary = DEFAULT) -> sl.Summary:
+def verdict(data: bytes, vocabulary: sl.Vocabulary = DEFAULT) -> sl.LogCheckSummary:
     return sl.check(sl.split_lines(data), vocabulary)
 
 

@@ -1,3 +1,5 @@
+# Size: the steps of one feature file, features/developer_messages.feature; pytest-bdd
+# binds steps by their text, and one module per feature keeps each step in one home.
 """Step definitions for features/developer_messages.feature (family developer-messages).
 
 Every step reaches the implementation through ``tck_target`` (operations documented in

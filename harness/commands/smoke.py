@@ -16,7 +16,7 @@ from agent_tck.harness.errors import HarnessError
 from agent_tck.harness.evaluate import OBSERVED_RULES, evaluate, evaluate_observed
 from agent_tck.harness.jsonschema_util import pointer, validator
 from agent_tck.harness.outcome import Errored, Observed, Output, Rejected
-from agent_tck.harness.protocol import OBSERVE, RunCommand, Start
+from agent_tck.harness.protocol import OBSERVE, RunCommand, StartCommand
 from agent_tck.harness.vectors import load_cases
 
 
@@ -47,7 +47,7 @@ def smoke(args: argparse.Namespace, out: Any = None) -> int:
         out.write(f"  [{'ok' if ok else 'FAIL'}] {text}\n")
 
     out.write(f"agent-tck smoke: {args.impl}\n")
-    own = _check_command(Start("x").to_json())
+    own = _check_command(StartCommand("x").to_json())
     if own:  # our own messages must satisfy the schema we publish
         raise HarnessError("INTERNAL", f"start command breaks the protocol schema: {own}")
     try:

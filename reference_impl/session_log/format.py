@@ -1,4 +1,5 @@
-# Over 600 lines on purpose: not split while other branches edit it (next: reader, writer, check).
+# Size: the event vocabulary (a table of ~170 lines of per-event validators) and the one-pass
+# reader and checker that apply it; split next into vocabulary.py and reader.py.
 """The chunk-free session log (family ``chunk-free-persistence``, spec 001): format, reader, writer.
 
 A log is JSON Lines: line 1 is the session header, every further line one event::
@@ -415,7 +416,7 @@ class Tail:
 
 
 @dataclass(frozen=True)
-class Summary:
+class LogCheckSummary:
     """What ``check`` reports for an accepted log."""
 
     version: int
@@ -620,7 +621,7 @@ def _lines(lines: Iterable[bytes]) -> Iterator[tuple[int, bytes, bool]]:
 
 def check(
     lines: Iterable[bytes], vocabulary: Vocabulary = VOCABULARY, *, recover: bool = False
-) -> Summary:
+) -> LogCheckSummary:
     """Validate a whole log in one pass without building event values (``agent-tck check-log``).
 
     ``lines`` are raw byte lines as a binary file yields them. Raises :class:`LogRejected` with
@@ -662,11 +663,11 @@ def check(
             raise
         end = _scan_tail(exc.error, rows, exc.error.line)
         state.finish(exc.error.line - 1)
-        return Summary(version, count, first, last, True, Tail(exc.error, end), end)
+        return LogCheckSummary(version, count, first, last, True, Tail(exc.error, end), end)
     if version is None:
         raise LogRejected(LogError(EMPTY_LOG, 1, "the log is empty: no session header"))
     state.finish(count + 1)
-    return Summary(version, count, first, last, raw.endswith(b"\n"), None, number)
+    return LogCheckSummary(version, count, first, last, raw.endswith(b"\n"), None, number)
 
 
 def _scan_tail(error: LogError, rows: Iterator[bytes], bad_line: int) -> int:
