@@ -150,9 +150,9 @@ def _q(scenario: str) -> dict[str, str]:
     return {"tck": scenario}
 
 
-def sdk_traffic(base: str, run: Run) -> None:
+def anthropic_sdk_traffic(base: str, run: Run) -> None:
     """Conforming and rule-breaking conversations (one per kind of finding), through the real
-    SDKs."""
+    Anthropic SDK."""
     client = anthropic.Anthropic(base_url=base, api_key=ANTHROPIC_KEY, max_retries=0,
                                  timeout=120)
     u = lambda t: {"role": "user", "content": t}  # noqa: E731
@@ -227,6 +227,10 @@ def sdk_traffic(base: str, run: Run) -> None:
                            messages=child, extra_query=_q("fork-child"))
     client.close()
 
+
+def openai_sdk_traffic(base: str) -> None:
+    """A reasoning notice and a conforming streamed tool round trip, through the real OpenAI
+    SDK."""
     oclient = openai.OpenAI(base_url=base + "/v1", api_key=OPENAI_KEY, max_retries=0,
                             timeout=120)
     oclient.chat.completions.create(model="gpt-test", messages=[
@@ -356,7 +360,8 @@ def e2e(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Run]:
         wait_for_port(port, proxy)
         base = f"http://127.0.0.1:{port}"
         raw_traffic(base, run)
-        sdk_traffic(base, run)
+        anthropic_sdk_traffic(base, run)
+        openai_sdk_traffic(base)
     finally:
         run.proxy_exit = stop(proxy)
         server.close()

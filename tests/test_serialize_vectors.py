@@ -137,31 +137,6 @@ class Faux:
             system = ""
         pending: list[dict[str, Any]] = []
 
-        def blocks_of(message: dict[str, Any]) -> list[dict[str, Any]]:
-            out: list[dict[str, Any]] = []
-            for block in message["content"]:
-                kind = block["type"]
-                if kind == "text":
-                    if block["text"] or self.empty_text == "keep":
-                        text = block["text"].strip() if self.trim else block["text"]
-                        out.append({"type": "text", "text": text})
-                elif kind in ("reasoning", "tool-call"):
-                    source = message.get("source", {}).get("kind")
-                    if self.input_blocks == "reject" or (
-                            self.only_plugin_notices and source != "plugin"):
-                        raise _refuse("assistant block in input")
-                    if self.input_blocks == "flatten":
-                        out.append({"type": "text",
-                                    "text": block.get("text") or block.get("arguments", "")})
-                elif kind == "image":
-                    attachment = block["attachment"]
-                    out.append({"type": "image", "source": {
-                        "type": "base64", "media_type": attachment["mediaType"],
-                        "data": attachment["data"]}})
-                elif self.other_blocks == "reject":
-                    raise _refuse(f"{kind} in input")
-            return out
-
         def add(role: str, content: list[dict[str, Any]]) -> None:
             if messages and messages[-1]["role"] == role and content and messages[-1]["content"]:
                 messages[-1]["content"] += content
@@ -206,22 +181,9 @@ class Faux:
                     pending.append(update)
             elif role == "assistant":
                 flush()
-                content = []
-                for block in message["content"]:
-                    if block["type"] == "text":
-                        content.append({"type": "text", "text": block["text"]})
-                    elif block["type"] == "reasoning" and self.assistant_reasoning == "keep":
-                        thinking = {"type": "thinking", "thinking": block["text"]}
-                        if "signature" in block:
-                            thinking["signature"] = block["signature"]
-                        content.append(thinking)
-                    elif block["type"] == "tool-call":
-                        content.append({"type": "tool_use", "id": block["id"],
-                                        "name": block["name"],
-                                        "input": model.tool_input(block["arguments"])})
-                add("assistant", content)
+                add("assistant", self._assistant_content(message))
             elif role == "tool":
-                content = blocks_of(message)
+                content = self._blocks_of(message)
                 if not content and self.empty_tool == "drop":
                     continue
                 result = {"type": "tool_result", "tool_use_id": message["toolCallId"],
@@ -230,7 +192,7 @@ class Faux:
                     result["is_error"] = message["isError"]
                 add("user", [result])
             else:
-                content = blocks_of(message)
+                content = self._blocks_of(message)
                 if content:
                     add("user", content)
                 elif self.empty_user == "keep":
@@ -244,6 +206,49 @@ class Faux:
         if system:
             body["system"] = system
         return body
+
+    def _blocks_of(self, message: dict[str, Any]) -> list[dict[str, Any]]:
+        """The Anthropic blocks of a user or tool message's content."""
+        out: list[dict[str, Any]] = []
+        for block in message["content"]:
+            kind = block["type"]
+            if kind == "text":
+                if block["text"] or self.empty_text == "keep":
+                    text = block["text"].strip() if self.trim else block["text"]
+                    out.append({"type": "text", "text": text})
+            elif kind in ("reasoning", "tool-call"):
+                source = message.get("source", {}).get("kind")
+                if self.input_blocks == "reject" or (
+                        self.only_plugin_notices and source != "plugin"):
+                    raise _refuse("assistant block in input")
+                if self.input_blocks == "flatten":
+                    out.append({"type": "text",
+                                "text": block.get("text") or block.get("arguments", "")})
+            elif kind == "image":
+                attachment = block["attachment"]
+                out.append({"type": "image", "source": {
+                    "type": "base64", "media_type": attachment["mediaType"],
+                    "data": attachment["data"]}})
+            elif self.other_blocks == "reject":
+                raise _refuse(f"{kind} in input")
+        return out
+
+    def _assistant_content(self, message: dict[str, Any]) -> list[dict[str, Any]]:
+        """The Anthropic content of an assistant message."""
+        content: list[dict[str, Any]] = []
+        for block in message["content"]:
+            if block["type"] == "text":
+                content.append({"type": "text", "text": block["text"]})
+            elif block["type"] == "reasoning" and self.assistant_reasoning == "keep":
+                thinking = {"type": "thinking", "thinking": block["text"]}
+                if "signature" in block:
+                    thinking["signature"] = block["signature"]
+                content.append(thinking)
+            elif block["type"] == "tool-call":
+                content.append({"type": "tool_use", "id": block["id"],
+                                "name": block["name"],
+                                "input": model.tool_input(block["arguments"])})
+        return content
 
 
 def _failing_rules(impl: Impl, operation: str) -> set[str]:
