@@ -4,6 +4,10 @@ vector format.
 
 The helpers only fill in the constant fields the note's table fixes (surface and default
 behaviour per kind); every expected value is spelled out by the section modules.
+
+The event builders are short on purpose, a shorthand the case tables read in: ``ps`` part.start,
+``d`` part.delta, ``pe`` part.end, ``fin`` part.final; ``x_<kind>`` is an expected part record
+of that kind, ``*_out`` an expected operation output.
 """
 
 from __future__ import annotations
