@@ -1,7 +1,8 @@
 """Every session log the vectors give as text is judged the same way by the source runtime's
 reader: an accepted one passes ``check-log --profile dsh-v4`` too (the kit's vector logs are the
 real v4 shape, so a reader of the real format accepts them), and a rejected one is still
-rejected by the default reader for the code its case expects (issue 17)."""
+rejected by the default reader for the code its case expects (issue 17). Logs given as text and
+logs given as arrays of rows (developer-messages) alike."""
 
 from __future__ import annotations
 
@@ -23,11 +24,15 @@ STRICT = dsh.vocabulary(DEFAULT)
 
 
 def _log_bytes(payload: Any) -> bytes | None:
-    """The case's log text as bytes (``log`` or ``logBase64``), or None for other inputs."""
+    """The case's log text as bytes (``log`` or ``logBase64``; a ``log`` given as an array of
+    rows, as the developer-messages vectors give it, as JSON Lines), or None for other inputs."""
     if not isinstance(payload, dict):
         return None
     if isinstance(payload.get("log"), str):
         return payload["log"].encode("utf-8")
+    if isinstance(payload.get("log"), list):
+        return "".join(json.dumps(row, separators=(",", ":"), ensure_ascii=False) + "\n"
+                       for row in payload["log"]).encode("utf-8")
     if isinstance(payload.get("logBase64"), str):
         return base64.b64decode(payload["logBase64"])
     return None
@@ -68,6 +73,9 @@ def test_the_vectors_hold_both_kinds_of_log() -> None:
     # The vectors give logs as text in the chunk-free-persistence family; if they moved, the
     # two tests below would pass on nothing.
     assert len(ACCEPTED) >= 28 and len(REJECTED) >= 44
+    # ...and as arrays of rows in the developer-messages family: every one the default reader
+    # accepts is judged by the dsh-v4 profile too (issue 17).
+    assert sum(name.startswith("developer-messages/") for name, _ in ACCEPTED) >= 36
 
 
 @pytest.mark.parametrize(("name", "data"), ACCEPTED, ids=[n for n, _ in ACCEPTED])
