@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -105,4 +106,32 @@ def test_every_recorded_vector_fixture_writes_a_dsh_v4_log(name: str,
     # and scripting its steps gives a log the source runtime's reader accepts.
     text = rec.record_text(fixture)
     error = _verdict(text.encode("utf-8"), STRICT)
+    assert error is None, f"{name}: line {error.line}: {error.code}: {error.message}"
+
+
+def _feature_logs() -> list[tuple[str, bytes]]:
+    """The log texts (doc strings starting with a session header) of the chunk-free-persistence
+    scenarios, outline placeholders left out, named by feature line."""
+    path = Path(__file__).resolve().parent.parent / "features" / "chunk_free_persistence.feature"
+    text = path.read_text("utf-8")
+    out = []
+    for match in re.finditer(r'"""\n(.*?)"""', text, re.S):
+        rows = [line.strip() for line in match.group(1).strip().splitlines()]
+        if rows and '"session"' in rows[0] and not any("<" in row for row in rows):
+            line = text.count("\n", 0, match.start()) + 1
+            out.append((f"{path.name}:{line}", ("\n".join(rows) + "\n").encode("utf-8")))
+    return out
+
+
+FEATURE_ACCEPTED = [(n, d) for n, d in _feature_logs() if _verdict(d, DEFAULT) is None]
+
+
+def test_the_scenarios_hold_accepted_logs() -> None:
+    assert len(FEATURE_ACCEPTED) >= 4
+
+
+@pytest.mark.parametrize(("name", "data"), FEATURE_ACCEPTED, ids=[n for n, _ in FEATURE_ACCEPTED])
+def test_every_accepted_scenario_log_passes_the_dsh_v4_profile(name: str, data: bytes) -> None:
+    # A scenario about an accepted log shows the real v4 shape, as the vectors do.
+    error = _verdict(data, STRICT)
     assert error is None, f"{name}: line {error.line}: {error.code}: {error.message}"
