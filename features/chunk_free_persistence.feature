@@ -216,10 +216,10 @@ Feature: Chunk-free session persistence
   Scenario: A session log is not a token tape
     Given the session log:
       | seq | type              | value |
-      | 1   | turn/start        | 1     |
-      | 2   | user/message      | hi    |
-      | 3   | assistant/chunk   | Hel   |
-      | 4   | assistant/chunk   | lo    |
+      | 0   | turn/start        | 1     |
+      | 1   | user/message      | hi    |
+      | 2   | assistant/chunk   | Hel   |
+      | 3   | assistant/chunk   | lo    |
     When the implementation is asked to replay the session log as a fixture
     Then the recording is rejected with FIXTURE_INVALID
 
@@ -229,11 +229,11 @@ Feature: Chunk-free session persistence
   Scenario: A log that persists chunks is rejected, however they are marked
     Given the session log:
       | seq | type              | value |
-      | 1   | turn/start        | 1     |
-      | 2   | user/message      | hi    |
-      | 3   | assistant/chunk   | Hel   |
-      | 4   | assistant/chunk   | lo    |
-      | 5   | assistant/message | Hello |
+      | 0   | turn/start        | 1     |
+      | 1   | user/message      | hi    |
+      | 2   | assistant/chunk   | Hel   |
+      | 3   | assistant/chunk   | lo    |
+      | 4   | assistant/message | Hello |
     When the implementation checks the log
     Then the log is rejected with CHUNK_PERSISTED
     Given the same log with its chunk events marked ignorable
@@ -244,8 +244,8 @@ Feature: Chunk-free session persistence
   Scenario Outline: seq must stay contiguous
     Given the session log:
       | seq      | type              | value |
-      | 1        | turn/start        | 1     |
-      | 2        | user/message      | hi    |
+      | 0        | turn/start        | 1     |
+      | 1        | user/message      | hi    |
       | <third>  | assistant/message | Hello |
     When the implementation checks the log
     Then the log is rejected with <code>
@@ -253,8 +253,8 @@ Feature: Chunk-free session persistence
     Examples:
       | third | code          |
       | 9     | SEQ_GAP       |
-      | 2     | SEQ_DUPLICATE |
-      | 1     | SEQ_DECREASE  |
+      | 1     | SEQ_DUPLICATE |
+      | 0     | SEQ_DECREASE  |
 
   # A seeded or forked child numbers from 0 too: it re-stores what it inherits, then marks the cut.
   @CFP-D003
@@ -276,8 +276,8 @@ Feature: Chunk-free session persistence
   Scenario Outline: Only the current format version is read
     Given the session log with format version <version>:
       | seq | type       | value |
-      | 1   | turn/start | 1     |
-      | 2   | turn/end   | 1     |
+      | 0   | turn/start | 1     |
+      | 1   | turn/end   | 1     |
     When the implementation checks the log
     Then <verdict>
 
@@ -292,8 +292,8 @@ Feature: Chunk-free session persistence
   Scenario: An unknown event type is read only when marked ignorable
     Given the session log:
       | seq | type             | value          |
-      | 1   | turn/start       | 1              |
-      | 2   | plugin/telemetry | {"spans": 3}   |
+      | 0   | turn/start       | 1              |
+      | 1   | plugin/telemetry | {"spans": 3}   |
     When the implementation checks the log
     Then the log is rejected with UNKNOWN_EVENT_TYPE
     Given the same log with its plugin/telemetry events marked ignorable
@@ -304,8 +304,8 @@ Feature: Chunk-free session persistence
   Scenario Outline: A malformed line is rejected with a stable code
     Given the session log text:
       """
-      {"type":"session","version":4,"id":"s-1","createdAt":1760000000000}
-      {"type":"turn/start","seq":1,"time":1760000000001,"data":{"turn":1}}
+      {"type":"session","version":4,"id":"s-1","createdAt":1760000000000,"isSeeded":false,"delegationDepth":0}
+      {"type":"turn/start","seq":0,"time":1760000000001,"data":{"turn":1}}
       <line>
       """
     When the implementation checks the log
@@ -313,9 +313,9 @@ Feature: Chunk-free session persistence
 
     Examples:
       | line                                                        | code           |
-      | {"type":"turn/end","seq":2,"time":1760000000002,"data":{"tu | MALFORMED_JSON |
+      | {"type":"turn/end","seq":1,"time":1760000000002,"data":{"tu | MALFORMED_JSON |
       | {"type":"turn/end","time":1760000000002,"data":{"turn":1,"reason":{"kind":"completed"}}} | MISSING_FIELD |
-      | {"type":"turn/end","seq":"2","time":1760000000002,"data":{"turn":1,"reason":{"kind":"completed"}}} | INVALID_FIELD |
+      | {"type":"turn/end","seq":"1","time":1760000000002,"data":{"turn":1,"reason":{"kind":"completed"}}} | INVALID_FIELD |
       | [1, 2, 3]                                                   | INVALID_FIELD  |
 
   @CFP-031
@@ -364,11 +364,13 @@ Feature: Chunk-free session persistence
   Scenario: Load shows complete assistant messages, not a replay of the stream
     Given the session log text:
       """
-      {"type":"session","version":4,"id":"s-1","createdAt":1760000000000}
-      {"type":"turn/start","seq":1,"time":1760000000001,"data":{"turn":1}}
-      {"type":"user/message","seq":2,"time":1760000000002,"data":{"role":"user","content":[{"type":"text","text":"Say hello"}]}}
-      {"type":"assistant/message","seq":3,"time":1760000000003,"data":{"turn":1,"step":1,"message":{"role":"assistant","content":[{"type":"text","text":"Hello there, friend."}]},"stream":[{"type":"text-chunks","index":0,"time0":1760000000002,"dt":[1],"texts":["Hel","lo"]}]}}
-      {"type":"turn/end","seq":4,"time":1760000000004,"data":{"turn":1,"reason":{"kind":"completed"}}}
+      {"type":"session","version":4,"id":"s-1","createdAt":1760000000000,"isSeeded":false,"delegationDepth":0}
+      {"type":"turn/start","seq":0,"time":1760000000001,"data":{"turn":1}}
+      {"type":"user/message","seq":1,"time":1760000000002,"data":{"id":"u1","role":"user","content":[{"type":"text","text":"Say hello"}],"source":{"kind":"user"}},"surfaceOp":"append"}
+      {"type":"step/start","seq":2,"time":1760000000002,"data":{"turn":1,"step":1}}
+      {"type":"assistant/message","seq":3,"time":1760000000003,"data":{"turn":1,"step":1,"message":{"id":"a1","role":"assistant","content":[{"type":"text","text":"Hello there, friend."}],"source":{"kind":"model"}},"stream":[{"type":"text-chunks","index":0,"time0":1760000000002,"dt":[1],"texts":["Hel","lo"]}]},"surfaceOp":"append"}
+      {"type":"step/end","seq":4,"time":1760000000003,"data":{"turn":1,"step":1}}
+      {"type":"turn/end","seq":5,"time":1760000000004,"data":{"turn":1,"reason":{"kind":"completed"}}}
       """
     When the implementation loads the log
     Then the transcript is:

@@ -61,9 +61,11 @@ def test_the_record_table(kind: str, content: bool, written: list[str]) -> None:
     if written:
         data = recording.log.events[1].value["data"]
         assert data.get("interrupted") is (True if kind == "aborted" else None)
-        if kind == "error":
-            assert data["failure"] == {"message": "x", "code": "y"}
-            assert ("message" in data) is content
+        if kind == "error":  # CFP-D007: the v4 attempt {turn, step, stream}
+            assert set(data) == {"turn", "step", "stream"}
+            assert data["stream"][-1]["chunk"] == finish(kind)
+            assert views.stream_content(data["stream"]) == (
+                [{"type": "text", "text": "partial"}] if content else [])
 
 
 def test_a_table_row_per_reachable_pair() -> None:
@@ -242,9 +244,12 @@ def test_view_and_transcript_treat_both_partial_forms_alike() -> None:
     as_attempt = _log(("assistant/attempt", {"turn": 1, "step": 2, "message": {
         "role": "assistant", "content": partial}, "failure": {}}))
     as_interrupted = _log(_assistant(partial, interrupted=True))
+    as_v4 = rec.record(fixture(model(text("ha"), text("lf"), finish("error"), step=2))).log
     first, second = views.durable_view(as_attempt), views.durable_view(as_interrupted)
     assert first["events"][0]["type"] == second["events"][0]["type"] == "assistant/partial"
+    assert views.durable_view(as_v4)["events"] == first["events"]  # CFP-D007: both forms read
     assert views.transcript(as_attempt)[0]["status"] == "failed"
+    assert views.transcript(as_v4) == views.transcript(as_attempt)
     assert views.transcript(as_interrupted)[0]["status"] == "interrupted"
 
 

@@ -1,12 +1,14 @@
 """Every session log the vectors give as text is judged the same way by the source runtime's
 reader: an accepted one passes ``check-log --profile dsh-v4`` too (the kit's vector logs are the
 real v4 shape, so a reader of the real format accepts them), and a rejected one is still
-rejected by the default reader for the code its case expects (issue 17)."""
+rejected by the default reader for the code its case expects (issue 17). Logs given as text and
+logs given as arrays of rows (developer-messages) alike."""
 
 from __future__ import annotations
 
 import base64
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -23,11 +25,15 @@ STRICT = dsh.vocabulary(DEFAULT)
 
 
 def _log_bytes(payload: Any) -> bytes | None:
-    """The case's log text as bytes (``log`` or ``logBase64``), or None for other inputs."""
+    """The case's log text as bytes (``log`` or ``logBase64``; a ``log`` given as an array of
+    rows, as the developer-messages vectors give it, as JSON Lines), or None for other inputs."""
     if not isinstance(payload, dict):
         return None
     if isinstance(payload.get("log"), str):
         return payload["log"].encode("utf-8")
+    if isinstance(payload.get("log"), list):
+        return "".join(json.dumps(row, separators=(",", ":"), ensure_ascii=False) + "\n"
+                       for row in payload["log"]).encode("utf-8")
     if isinstance(payload.get("logBase64"), str):
         return base64.b64decode(payload["logBase64"])
     return None
@@ -68,6 +74,9 @@ def test_the_vectors_hold_both_kinds_of_log() -> None:
     # The vectors give logs as text in the chunk-free-persistence family; if they moved, the
     # two tests below would pass on nothing.
     assert len(ACCEPTED) >= 28 and len(REJECTED) >= 44
+    # ...and as arrays of rows in the developer-messages family: every one the default reader
+    # accepts is judged by the dsh-v4 profile too (issue 17).
+    assert sum(name.startswith("developer-messages/") for name, _ in ACCEPTED) >= 36
 
 
 @pytest.mark.parametrize(("name", "data"), ACCEPTED, ids=[n for n, _ in ACCEPTED])
@@ -97,4 +106,32 @@ def test_every_recorded_vector_fixture_writes_a_dsh_v4_log(name: str,
     # and scripting its steps gives a log the source runtime's reader accepts.
     text = rec.record_text(fixture)
     error = _verdict(text.encode("utf-8"), STRICT)
+    assert error is None, f"{name}: line {error.line}: {error.code}: {error.message}"
+
+
+def _feature_logs() -> list[tuple[str, bytes]]:
+    """The log texts (doc strings starting with a session header) of the chunk-free-persistence
+    scenarios, outline placeholders left out, named by feature line."""
+    path = Path(__file__).resolve().parent.parent / "features" / "chunk_free_persistence.feature"
+    text = path.read_text("utf-8")
+    out = []
+    for match in re.finditer(r'"""\n(.*?)"""', text, re.S):
+        rows = [line.strip() for line in match.group(1).strip().splitlines()]
+        if rows and '"session"' in rows[0] and not any("<" in row for row in rows):
+            line = text.count("\n", 0, match.start()) + 1
+            out.append((f"{path.name}:{line}", ("\n".join(rows) + "\n").encode("utf-8")))
+    return out
+
+
+FEATURE_ACCEPTED = [(n, d) for n, d in _feature_logs() if _verdict(d, DEFAULT) is None]
+
+
+def test_the_scenarios_hold_accepted_logs() -> None:
+    assert len(FEATURE_ACCEPTED) >= 4
+
+
+@pytest.mark.parametrize(("name", "data"), FEATURE_ACCEPTED, ids=[n for n, _ in FEATURE_ACCEPTED])
+def test_every_accepted_scenario_log_passes_the_dsh_v4_profile(name: str, data: bytes) -> None:
+    # A scenario about an accepted log shows the real v4 shape, as the vectors do.
+    error = _verdict(data, STRICT)
     assert error is None, f"{name}: line {error.line}: {error.code}: {error.message}"

@@ -149,8 +149,10 @@ def fixture_from_table(table: list[list[str]]) -> dict[str, Any]:
 def _log_text(ctx: LogScenario) -> str:
     if ctx.log_text is not None:
         return ctx.log_text
-    header = {"type": "session", "version": ctx.log_version, "id": "ses-feature",
-              "createdAt": TIME0}
+    header: dict[str, Any] = {"type": "session", "version": ctx.log_version,
+                              "id": "ses-feature", "createdAt": TIME0}
+    if ctx.log_version == 4:  # the v4 header's required members (format.ts, dsh_v4)
+        header |= {"isSeeded": False, "delegationDepth": 0}
     lines = [header, *ctx.log_rows]
     return "".join(json.dumps(x, ensure_ascii=False) + "\n" for x in lines)
 

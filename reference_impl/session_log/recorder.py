@@ -144,8 +144,9 @@ TRANSITIONS: Final[Mapping[tuple[str, str], Callable[[_Stream, Mapping[str, Any]
 
 #: (finish kind, stream produced content) -> the durable record the step writes.
 #: "message": one assembled assistant/message (CFP-003); "interrupted": the same, marked
-#: interrupted (CFP-018, CFP-D007); "attempt": an assistant/attempt carrying the assembled
-#: partial message and the failure (CFP-017, CFP-D007); None: nothing (CFP-020).
+#: interrupted (CFP-018, CFP-D007); "attempt": a v4 assistant/attempt ``{turn, step, stream}``
+#: whose compact stream holds the partial output and the failure (CFP-017, CFP-D007); None:
+#: nothing (CFP-020).
 RECORD_FOR: Final[Mapping[tuple[str, bool], str | None]] = MappingProxyType({
     ("stop", True): "message",
     ("stop", False): "message",
@@ -300,6 +301,38 @@ def _model(entry: Any, where: str) -> tuple[Mapping[str, Any], _Stream, list[Liv
     return entry, stream, live
 
 
+_DELTA_FOR: Final = MappingProxyType({"text": "text-delta", "reasoning": "reasoning-delta",
+                                       "tool-call": "tool-call-delta"})
+
+
+def _compact_stream(content: list[dict[str, Any]], stream: _Stream) -> list[dict[str, Any]]:
+    """A failed step's compact stream record, the only place a v4 ``assistant/attempt`` keeps
+    its partial output and failure (CFP-017, CFP-D007; the source runtime's attempt is
+    ``{turn, step, stream}``). Per block in first-seen order: ``block-start``, its joined delta,
+    ``block-end`` with the block as assembled when the stream failed; then usage, then the
+    finish chunk carrying the failure. Built from the assembled state, so the record does not
+    depend on how the model split its deltas (CFP-030)."""
+    assert stream.reason is not None
+    out: list[dict[str, Any]] = []
+    for index, block in zip(stream.order, content, strict=True):  # _content keeps the order
+        kind = block["type"]
+        delta: dict[str, Any] = {"type": _DELTA_FOR[kind], "index": index}
+        if kind == "tool-call":
+            delta |= {"id": block["id"], "name": block["name"], "argumentsDelta":
+                      block["arguments"]}
+        else:
+            delta["text"] = block["text"]
+        out += [{"type": "chunk", "chunk": {"type": "block-start", "index": index,
+                                            "blockType": kind}},
+                {"type": "chunk", "chunk": delta},
+                {"type": "chunk", "chunk": {"type": "block-end", "index": index,
+                                            "block": block}}]
+    if stream.usage is not None:
+        out.append({"type": "chunk", "chunk": {"type": "usage", "usage": dict(stream.usage)}})
+    out.append({"type": "chunk", "chunk": {"type": "finish", "reason": dict(stream.reason)}})
+    return out
+
+
 def _record(entry: Mapping[str, Any], stream: _Stream) -> tuple[str, dict[str, Any]] | None:
     assert stream.reason is not None
     content = _content(stream)
@@ -307,22 +340,22 @@ def _record(entry: Mapping[str, Any], stream: _Stream) -> tuple[str, dict[str, A
     if kind is None:
         return None
     data: dict[str, Any] = {"turn": entry["turn"], "step": entry["step"]}
-    if kind != "attempt" or content:
-        message: dict[str, Any] = {}
-        if "messageId" in entry:
-            message["id"] = entry["messageId"]
-        message["role"] = "assistant"
-        message["content"] = content
-        if "source" in entry:
-            message["source"] = dict(entry["source"])
-        data["message"] = message
+    if kind == "attempt":  # v4: {turn, step, stream}, no message and no failure member
+        data["stream"] = _compact_stream(content, stream)
+        return "assistant/attempt", data
+    message: dict[str, Any] = {}
+    if "messageId" in entry:
+        message["id"] = entry["messageId"]
+    message["role"] = "assistant"
+    message["content"] = content
+    if "source" in entry:
+        message["source"] = dict(entry["source"])
+    data["message"] = message
     if stream.usage is not None:  # CFP-007: usage, when retained, rides on the record
         data["usage"] = dict(stream.usage)
     if kind == "interrupted":
         data["interrupted"] = True
-    if kind == "attempt":
-        data["failure"] = dict(stream.reason["failure"])
-    return ("assistant/attempt" if kind == "attempt" else "assistant/message"), data
+    return "assistant/message", data
 
 
 def record(raw_fixture: Any, vocabulary: sl.Vocabulary = sl.VOCABULARY) -> Recording:

@@ -194,8 +194,9 @@ def durable_view(log: sl.Log) -> dict[str, Any]:
 
     * ``{"type":"assistant/message","turn","step","content"}`` for a complete assistant message;
     * ``{"type":"assistant/partial","turn","step","content"}`` for partial output kept from a
-      failed or aborted stream, whether recorded as an ``assistant/attempt`` or as an
-      interrupted ``assistant/message`` (CFP-D007);
+      failed or aborted stream, whether recorded as an ``assistant/attempt`` (its message, or
+      a v4 attempt's :func:`stream_content`) or as an interrupted ``assistant/message``
+      (CFP-D007);
     * ``{"type": t, "data": d}`` for the other types of :data:`VIEW_TYPES` (a persisted
       ``assistant/chunk`` shows up here and fails the comparison: CFP-001).
 
@@ -216,6 +217,8 @@ def durable_view(log: sl.Log) -> dict[str, Any]:
             if not isinstance(data, Mapping):
                 continue
             content = _content(data.get("message"))
+            if kind == "assistant/attempt" and "message" not in data:
+                content = stream_content(data.get("stream"))  # v4 {turn, step, stream}
             if not content:
                 continue
             partial = kind == "assistant/attempt" or data.get("interrupted") is True

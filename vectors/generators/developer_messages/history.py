@@ -124,7 +124,8 @@ def _replacement_and_compaction(f: VectorFile) -> None:
     d1 = log.dev(add("search"), header_seq=h1)
     log.header(SEARCH_V2, reason="change")
     d2 = log.dev(add("search"), header_seq=h1,
-                 envelope={"surfaceOp": {"kind": "replace", "startSeq": d1, "endSeq": d1}})
+                 envelope={"surfaceOp": {"op": "replace", "startSeq": d1, "endSeq": d1},
+                           "sourceEventSeqs": [d1]})
     f.case("dm-surface-replacement-keeps-its-header", ["DM-019", "DM-016"],
            "A developer/message replacing an earlier surface node (surfaceOp citing it) keeps the "
            "header it selected, although a newer header redefines the tool.",
