@@ -283,10 +283,21 @@ def normalize_canonical_history(body: Json) -> Json:
 
 
 def normalize_canonical_transcript(body: Json) -> Json:
-    """A ``{"transcript": [...]}`` with each run of consecutive tool entries in canonical order."""
+    """A ``{"transcript": [...]}`` with each run of consecutive tool entries in canonical order;
+    a live view ``{"live": [...]}`` (``session.record-live``) with its entries in canonical
+    order: CFP-008 asks only that the transient events show the assembled text, so no rule
+    orders the entries (one per turn, step and block) and they compare in any order."""
+    if isinstance(body, dict) and isinstance(body.get("live"), list):
+        return {**body, "live": _canonical_order(body["live"], lambda entry: "live", _live_key)}
     if not isinstance(body, dict) or not isinstance(body.get("transcript"), list):
         return body
     return {**body, "transcript": _canonical_order(body["transcript"], _tool_run, _by_call)}
+
+
+def _live_key(entry: Any) -> str:
+    where = ({k: entry.get(k) for k in ("turn", "step", "index")} if isinstance(entry, dict)
+             else entry)
+    return f"{_short_key(where)} {_short_key(entry)}"
 
 
 # --- message-parts views (mode ``parts-view``) --------------------------------------------------

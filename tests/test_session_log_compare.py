@@ -191,3 +191,20 @@ def test_any_metadata_with_false_error_flags_compares_equal(metadata: list[dict[
         if flag_false and message["role"] == "tool" and "isError" not in message:
             message["isError"] = False
     assert _same(actual)
+
+
+# ---- the live view (session.record-live): CFP-008 orders none of its entries -------------------
+
+LIVE = [{"turn": 1, "step": 1, "index": 0, "type": "reasoning", "text": "Read it"},
+        {"turn": 1, "step": 1, "index": 1, "type": "text", "text": "I will read"},
+        {"turn": 1, "step": 2, "index": 0, "type": "text", "text": "Done."}]
+
+
+def test_the_live_view_compares_in_any_order_but_not_with_other_entries() -> None:
+    mode = mode_for("session.record-live", None)
+    assert mode == "canonical-transcript"
+    assert compare({"live": LIVE}, {"live": LIVE[::-1]}, mode) is None
+    changed = [*LIVE[:2], {**LIVE[2], "text": "Done!"}]
+    assert compare({"live": LIVE}, {"live": changed[::-1]}, mode) is not None
+    assert compare({"live": LIVE}, {"live": [*LIVE, LIVE[0]]}, mode) is not None
+    assert compare({"live": LIVE}, {"live": LIVE[1:]}, mode) is not None
