@@ -15,7 +15,7 @@ from agent_tck.harness.catalogue import load_catalogue
 from agent_tck.harness.evaluate import run_cases
 from agent_tck.harness.mutants import ROOT, apply, load_mutants
 from agent_tck.harness.outcome import Observed, Output
-from agent_tck.harness.reports.stream import summarize
+from agent_tck.harness.results import summarize
 from agent_tck.harness.runner import Filters, header, select
 from agent_tck.harness.subprocess_target import SubprocessTarget
 from agent_tck.harness.targets import InProcessTarget

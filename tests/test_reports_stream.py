@@ -13,13 +13,12 @@ from reports_sample_runs import RULES, case, failing_records, footer, header, pa
 
 from agent_tck.harness.data import vectors_dir
 from agent_tck.harness.reports import stream
-from agent_tck.harness.reports.stream import (
+from agent_tck.harness.reports.stream import StreamError, parse_lines, read
+from agent_tck.harness.results import (
+    CASE_STATUSES,
     CONFORMANT,
     NOT_CONFORMANT,
     RECOMMENDED,
-    StreamError,
-    parse_lines,
-    read,
     rule_status,
     summarize,
 )
@@ -316,7 +315,7 @@ def test_any_json_input_survives_a_write_and_read(value):
     assert run.cases[0].actual == {"output": redact(value)}
 
 
-statuses = st.sampled_from(stream.CASE_STATUSES)
+statuses = st.sampled_from(CASE_STATUSES)
 
 
 @settings(max_examples=80, deadline=None)

@@ -16,7 +16,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from agent_tck.harness.reports._text import h
-from agent_tck.harness.reports.stream import CaseResult, Run
+from agent_tck.harness.reports.stream import Run
+from agent_tck.harness.results import CaseResult
 
 MAX_ROWS = 2000
 

@@ -1,4 +1,4 @@
-"""The results stream (results.jsonl): summarize, write, and read back into a ``Run``.
+"""The results stream (results.jsonl): write it, and read it back into a ``Run``.
 
 The stream is the report; every view (JUnit, Markdown, HTML, badges) is rendered from a parsed
 ``Run`` and from nothing else, so ``agent-tck report results.jsonl`` can re-render any time.
@@ -6,7 +6,7 @@ Format: vectors/schema/results.schema.json (header, one record per case, footer)
 without its footer is a truncated run: it parses, is flagged ``truncated``, and gets no verdict.
 
 :mod:`harness.results` holds the typed records and :func:`~harness.results.summarize`, the one
-place where case results become rule statuses and verdicts (re-exported here for the views).
+place where case results become rule statuses and verdicts; the views import them from there.
 """
 
 from __future__ import annotations
@@ -22,14 +22,8 @@ from typing import IO, Any
 
 from agent_tck.harness.reports.redact import redact
 from agent_tck.harness.results import (
-    CASE_STATUSES,
-    CONFORMANT,
-    NOT_CONFORMANT,
-    PARTIAL,
-    RECOMMENDED,
     RESULTS_FORMAT,
     RULE_STATUSES,
-    VERDICTS,
     CaseResult,
     Footer,
     Header,
@@ -37,7 +31,6 @@ from agent_tck.harness.results import (
     RuleInfo,
     RunSummary,
     Verdict,
-    rule_status,
     summarize,
 )
 from agent_tck.reference_impl.strict_json import MAX_DEPTH, StrictJSONError, loads
@@ -49,10 +42,7 @@ MAX_RECORD_DEPTH = MAX_DEPTH + 16
 
 SCHEMA = "results.schema.json"
 
-__all__ = ["CASE_STATUSES", "CONFORMANT", "NOT_CONFORMANT", "PARTIAL", "RECOMMENDED",
-           "RESULTS_FORMAT", "RULE_STATUSES", "SCHEMA", "VERDICTS", "CaseResult", "Footer",
-           "Header", "Record", "RuleInfo", "Run", "RunSummary", "StreamError", "Verdict",
-           "Writer", "dumps_record", "parse_lines", "read", "rule_status", "summarize",
+__all__ = ["SCHEMA", "Run", "StreamError", "Writer", "dumps_record", "parse_lines", "read",
            "write"]
 
 
