@@ -17,7 +17,7 @@ import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from agent_tck.harness import __version__
 from agent_tck.harness.errors import HarnessError
@@ -27,7 +27,7 @@ EXIT_BROKEN_PIPE = 128 + 13  # what a shell reports for a process ended by SIGPI
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # usage errors exit 2 with a hint
+    def error(self, message: str) -> NoReturn:  # usage errors exit 2 with a hint
         self.print_usage(sys.stderr)
         sys.stderr.write(f"{self.prog}: error: {message}\n")
         raise SystemExit(EXIT_USAGE)

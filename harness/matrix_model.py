@@ -156,8 +156,8 @@ def override_versions(clients: Sequence[Client], pins: Iterable[str]) -> list[Cl
         raise MatrixInputError("--client", "", f"unknown client {unknown[0]!r}")
     out = []
     for c in clients:
-        version = wanted.get(c.id, wanted.get(c.package))
-        out.append(replace(c, version=version, lock="") if version else c)
+        pinned = wanted.get(c.id, wanted.get(c.package))
+        out.append(replace(c, version=pinned, lock="") if pinned else c)
     return out
 
 
@@ -370,7 +370,7 @@ def assemble(*, columns: Sequence[Column], scenarios: Sequence[Scenario],
     rules = sorted({r for s in scenarios for r in s.rules}
                    | {f["rule"] for o in outcomes for f in o.findings}, key=_rule_key)
     installed = installed or {}
-    cols = []
+    cols: list[dict[str, Any]] = []
     for col in columns:
         mine = [o for o in outcomes if o.column == col.id]
         cols.append({

@@ -279,7 +279,8 @@ def run_cell(cell: mm.Cell, installed: Installed | InstallError, settings: Setti
     folder = settings.out / rel
     shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir(parents=True)
-    base = {"cell_id": cell.id, "column": cell.column.id, "scenario": cell.scenario.id}
+    base: dict[str, Any] = {"cell_id": cell.id, "column": cell.column.id,
+                            "scenario": cell.scenario.id}
     if isinstance(installed, InstallError):
         (folder / "driver.log").write_text(scrub.text(f"install failed: {installed}\n"))
         return mm.Outcome(**base, status="could-not-run",

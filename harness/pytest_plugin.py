@@ -109,7 +109,7 @@ class VectorItem(pytest.Item):
         if isinstance(excinfo.value, VectorFailure):
             j = excinfo.value.judgment
             return "\n".join([f"{j.status}: {j.message}", *j.transcript[-40:]])
-        return super().repr_failure(excinfo, style)  # type: ignore[arg-type]
+        return super().repr_failure(excinfo, style)  # type: ignore[arg-type, return-value]
 
     def reportinfo(self) -> tuple[str, int | None, str]:
         return self.case.file, None, self.name  # type: ignore[attr-defined]

@@ -87,8 +87,8 @@ def serve(stdin: IO[str], stdout: IO[str]) -> int:
 
 
 def main() -> int:
-    sys.stdin.reconfigure(encoding="utf-8")  # type: ignore[attr-defined]
-    sys.stdout.reconfigure(encoding="utf-8")  # type: ignore[attr-defined]
+    sys.stdin.reconfigure(encoding="utf-8")  # type: ignore[union-attr]
+    sys.stdout.reconfigure(encoding="utf-8")  # type: ignore[union-attr]
     return serve(sys.stdin, sys.stdout)
 
 

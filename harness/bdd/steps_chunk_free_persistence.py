@@ -470,7 +470,7 @@ def anthropic_problems(body: dict[str, Any]) -> list[str]:
     messages = [m for m in body.get("messages", []) if m.get("role") != "system"]
     if not messages or messages[0].get("role") != "user":
         problems.append("the first message is not a user turn")
-    previous_calls: set[str] = set()
+    previous_calls: set[Any] = set()
     for index, message in enumerate(messages):
         role, content = message.get("role"), message.get("content") or []
         if index and role == messages[index - 1].get("role"):
@@ -540,7 +540,7 @@ def request_roles(cfp_scenario: LogScenario, wire: str, roles: str) -> None:
 
 
 def _calls(wire: str, body: dict[str, Any]) -> set[str]:
-    ids: set[str] = set()
+    ids: set[Any] = set()
     for message in body.get("messages", []):
         if wire == "Anthropic Messages":
             ids |= {b.get("id") for b in message.get("content") or []

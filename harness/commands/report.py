@@ -36,7 +36,7 @@ def merge_runs(runs: Sequence[Any]) -> Any:
             raise HarnessError("RESULTS_MERGE",
                                "results of another catalogue or format cannot be merged "
                                f"with {first.source}", run.source)
-    cases = []
+    cases: list[Any] = []
     for n, run in enumerate(runs, 1):
         for c in run.cases:
             cases.append(replace(c, seq=len(cases), case=f"{n}:{c.case}"))

@@ -82,6 +82,7 @@ def smoke(args: argparse.Namespace, out: Any = None) -> int:
                 for line in result.transcript[-6:]:
                     out.write(f"         {line[:300]}\n")
                 continue
+            assert not isinstance(result, Observed)  # asked without observe
             verdict = evaluate(expectation, result)
             kind = "output" if isinstance(result, Output) else (
                 f"error {result.code}" if isinstance(result, Rejected) else "?")

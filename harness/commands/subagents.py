@@ -33,7 +33,7 @@ def register(subparsers: Any) -> None:
 
 def subagents_command(args: argparse.Namespace) -> int:
     from agent_tck.harness.compare import first_difference
-    from agent_tck.harness.outcome import Output, Rejected
+    from agent_tck.harness.outcome import Errored, Output, Rejected
     from agent_tck.reference_impl.errors import TckError
     from agent_tck.reference_impl.subagents.scenario import parse_scenario
     from agent_tck.reference_impl.subagents.simulator import canonical_json, run, trace_json
@@ -77,6 +77,7 @@ def subagents_command(args: argparse.Namespace) -> int:
                 print(f"{path}: rejected with {result.code}: {result.message}")
                 status = max(status, 1)
             else:
+                assert isinstance(result, Errored)  # observations are asked for only by BO-008
                 print(f"{path}: errored: {result.reason}")
                 status = max(status, 1)
     finally:

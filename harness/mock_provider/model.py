@@ -282,9 +282,9 @@ class MockProvider:
             problem = Problem(400, "The request body is not valid JSON (an unpaired surrogate)")
             return call.done(api, error_plan(api, problem, rid), note="body not JSON")
 
-        problem = self._validate(api, schema_name, body)
-        if problem is not None:
-            return call.done(api, error_plan(api, problem, rid), note="request schema")
+        invalid = self._validate(api, schema_name, body)
+        if invalid is not None:
+            return call.done(api, error_plan(api, invalid, rid), note="request schema")
         return api, body
 
     def _answer(

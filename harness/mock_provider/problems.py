@@ -138,14 +138,15 @@ def describe(error: jsonschema.ValidationError) -> tuple[list[Any], str, str]:
     path = list(error.absolute_path)
     keyword = error.validator
     instance = error.instance
+    value: Any = error.validator_value  # typed Any | Unset; set for every keyword read here
     if keyword == "required":
         missing = next(
-            (k for k in error.validator_value if isinstance(instance, dict) and k not in instance),
+            (k for k in value if isinstance(instance, dict) and k not in instance),
             "?",
         )
         return [*path, missing], "Field required", "missing_required_parameter"
     if keyword == "type":
-        wanted = error.validator_value
+        wanted = value
         wanted_list = wanted if isinstance(wanted, list) else [wanted]
         words = " or ".join(_TYPE_WORDS.get(w, w) for w in wanted_list)
         got = _TYPE_WORDS[_json_type(instance)]
@@ -156,9 +157,9 @@ def describe(error: jsonschema.ValidationError) -> tuple[list[Any], str, str]:
         side = "below_min" if keyword == "minimum" else "above_max"
         kind = "integer" if isinstance(instance, int) else "decimal"
         bound = "at least" if keyword == "minimum" else "at most"
-        return path, f"must be {bound} {error.validator_value}", f"{kind}_{side}_value"
+        return path, f"must be {bound} {value}", f"{kind}_{side}_value"
     if keyword == "enum":
-        allowed = ", ".join(repr(v) for v in error.validator_value)
+        allowed = ", ".join(repr(v) for v in value)
         return path, f"invalid value; supported values are {allowed}", "invalid_value"
     if keyword == "minLength":
         return path, "must not be empty", "string_below_min_length"

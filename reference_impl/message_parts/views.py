@@ -300,7 +300,7 @@ def project_view(state: State, settings: ViewSettings) -> dict[str, Any]:
 
 def branches_view(state: State) -> dict[str, Any]:
     turns = []
-    produced = []
+    produced: list[Any] = []
     for t in state.turns:
         parts = _parts_of(state, t)
         turns.append({

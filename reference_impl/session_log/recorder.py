@@ -77,7 +77,7 @@ def _with_block(stream: _Stream, index: int, block: _Block) -> _Stream:
 
 def _delta(kind: str, field: str) -> Callable[[_Stream, Mapping[str, Any], str], _Stream]:
     def apply(stream: _Stream, chunk: Mapping[str, Any], where: str) -> _Stream:
-        index = chunk.get("index")
+        index: Any = chunk.get("index")  # an int once _is_int holds
         if not sl._is_int(index) or index < 0:
             raise _invalid("a delta needs a non-negative integer index", f"{where}/index",
                            SCRIPT_INVALID)
@@ -372,7 +372,7 @@ def record(raw_fixture: Any, vocabulary: sl.Vocabulary = sl.VOCABULARY) -> Recor
             raise _invalid('a script entry is {"event": {...}} or {"model": {...}}', where)
         if "event" in item:
             event = _passthrough(item["event"], f"{where}/event", vocabulary)
-            extra = {"ignorable": True} if event.get("ignorable") is True else {}
+            extra: dict[str, Any] = {"ignorable": True} if event.get("ignorable") is True else {}
             for key in ("sourceEventSeqs", "surfaceOp"):
                 if key in event:
                     extra[key] = event[key]

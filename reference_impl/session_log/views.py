@@ -20,7 +20,8 @@ from agent_tck.reference_impl.session_log import format as sl
 
 
 def _data(event: sl.Event) -> Mapping[str, Any]:
-    return event.value["data"]
+    data: Mapping[str, Any] = event.value["data"]
+    return data
 
 
 def _content(message: Any) -> list[Any]:

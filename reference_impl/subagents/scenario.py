@@ -127,7 +127,8 @@ class _Reader:
     def fail(self, pointer: str, what: str) -> TckError:
         return invalid(self.name, pointer, what, self.source)
 
-    def obj(self, value: Any, pointer: str, required: set[str], optional: set[str]) -> dict:
+    def obj(self, value: Any, pointer: str, required: set[str],
+            optional: set[str]) -> dict[str, Any]:
         if not isinstance(value, dict):
             raise self.fail(pointer, "must be an object")
         missing = sorted(required - set(value))
@@ -171,7 +172,7 @@ class _Reader:
     def choice(self, value: Any, pointer: str, options: tuple[str, ...]) -> str:
         if value not in options:
             raise self.fail(pointer, f"must be one of {', '.join(options)}")
-        return value
+        return str(value)
 
 
 def _esc(key: str) -> str:
@@ -268,6 +269,7 @@ def _world(r: _Reader, doc: Any) -> World:
                                           "or one-shot)")
             if "generation" in spec:
                 raise r.fail(f"{p}/generation", "a root is always resident: it has one object")
+            states: tuple[str, ...]
             kind, states = ROOT, (RUNNING, IDLE)
         else:
             if parent not in agents:

@@ -133,7 +133,7 @@ def _drive(world: World, agent_id: str, event: str, index: int, **extra: Any) ->
     return _EFFECTS[row.effect](world, agent, row, index, extra)
 
 
-def _next_step(world: World, agent: Agent, row: Row, index: int, _: dict) -> Step:
+def _next_step(world: World, agent: Agent, row: Row, index: int, _: dict[str, Any]) -> Step:
     # SMA-015 "A running target receives it at the nearest step boundary"; SMA-016 a finish
     # that meets waiting steer input extends the same turn instead of ending it.
     agent = agent.evolve(state=row.next, step=agent.step + 1)
@@ -141,7 +141,7 @@ def _next_step(world: World, agent: Agent, row: Row, index: int, _: dict) -> Ste
     return world.replace_agent(agent), tuple(seen)
 
 
-def _start_turn(world: World, agent: Agent, row: Row, index: int, _: dict) -> Step:
+def _start_turn(world: World, agent: Agent, row: Row, index: int, _: dict[str, Any]) -> Step:
     # SMA-017 "an idle target starts a turn". SMA-D005: the turn's first step admits the
     # waiting steer batch, then at most one queued human prompt (SMA-050: one per turn).
     agent = agent.evolve(state=row.next, turn=agent.turn + 1, step=1)
@@ -156,12 +156,13 @@ def _start_turn(world: World, agent: Agent, row: Row, index: int, _: dict) -> St
     return world.replace_agent(agent), tuple(seen)
 
 
-def _end_turn(world: World, agent: Agent, row: Row, index: int, _: dict) -> Step:
+def _end_turn(world: World, agent: Agent, row: Row, index: int, _: dict[str, Any]) -> Step:
     seen = (_obs(index, "turn-end", agent=agent.id, turn=agent.turn),)
     return world.replace_agent(agent.evolve(state=row.next, step=0)), seen
 
 
-def _end_and_settle(world: World, agent: Agent, row: Row, index: int, extra: dict) -> Step:
+def _end_and_settle(world: World, agent: Agent, row: Row, index: int,
+                    extra: dict[str, Any]) -> Step:
     # SMA-029 "The manager-owned subagent-settled notice remains unconditional": every end
     # of a continuable child's activation, however it ended (SMA-031..034), with its terminal
     # output (SMA-035). The notice enters the parent's steer inbox *after* everything the
@@ -179,14 +180,14 @@ def _end_and_settle(world: World, agent: Agent, row: Row, index: int, extra: dic
     return world, (*seen, *more)
 
 
-def _enqueue(world: World, agent: Agent, row: Row, index: int, extra: dict) -> Step:
+def _enqueue(world: World, agent: Agent, row: Row, index: int, extra: dict[str, Any]) -> Step:
     # SMA-020: inbox insertion moves an idle target to waking in the same step, so nothing can
     # settle it before the driver admits the input (waking-send accounting).
     agent = agent.evolve(state=row.next, inbox=(*agent.inbox, extra["item"]))
     return world.replace_agent(agent), ()
 
 
-def _cold_resume(world: World, agent: Agent, row: Row, index: int, extra: dict) -> Step:
+def _cold_resume(world: World, agent: Agent, row: Row, index: int, extra: dict[str, Any]) -> Step:
     # SMA-018 "An absent direct child is cold-resumed ... before the same Steer delivery":
     # a new object (older ones are stale, SMA-D004), the head its descriptor gives.
     agent = agent.evolve(
@@ -199,21 +200,21 @@ def _cold_resume(world: World, agent: Agent, row: Row, index: int, extra: dict) 
     return world.replace_agent(agent), seen
 
 
-def _park(world: World, agent: Agent, row: Row, index: int, extra: dict) -> Step:
+def _park(world: World, agent: Agent, row: Row, index: int, extra: dict[str, Any]) -> Step:
     return world.replace_agent(agent.evolve(inbox=(*agent.inbox, extra["item"]))), ()
 
 
-def _queue_prompt(world: World, agent: Agent, row: Row, index: int, extra: dict) -> Step:
+def _queue_prompt(world: World, agent: Agent, row: Row, index: int, extra: dict[str, Any]) -> Step:
     # SMA-050 "each human prompt remains a distinct turn": prompts never join the steer inbox.
     agent = agent.evolve(state=row.next, prompts=(*agent.prompts, extra["text"]))
     return world.replace_agent(agent), ()
 
 
-def _unload(world: World, agent: Agent, row: Row, index: int, _: dict) -> Step:
+def _unload(world: World, agent: Agent, row: Row, index: int, _: dict[str, Any]) -> Step:
     return world.replace_agent(agent.evolve(state=row.next)), ()
 
 
-def _start_child(world: World, parent: Agent, row: Row, index: int, extra: dict) -> Step:
+def _start_child(world: World, parent: Agent, row: Row, index: int, extra: dict[str, Any]) -> Step:
     spawn: Spawn = extra["spawn"]
     if spawn.fork:
         # SMA-044, SMA-045: a fork child's request head *is* its parent's; SMA-043: its task
@@ -244,7 +245,7 @@ def _start_child(world: World, parent: Agent, row: Row, index: int, extra: dict)
     return world, seen
 
 
-_EFFECTS: dict[str, Callable[[World, Agent, Row, int, dict], Step]] = {
+_EFFECTS: dict[str, Callable[[World, Agent, Row, int, dict[str, Any]], Step]] = {
     NEXT_STEP: _next_step,
     EXTEND_TURN: _next_step,
     START_TURN: _start_turn,
@@ -334,7 +335,8 @@ def step(scenario_name: str, world: World, action: Action,
 
 
 def run(scenario: Scenario) -> tuple[World, tuple[Observation, ...]]:
-    world, seen = scenario.world, []
+    world = scenario.world
+    seen: list[Any] = []
     for action in scenario.actions:
         world, more = step(scenario.name, world, action, scenario.actions, scenario.source)
         seen.extend(more)
