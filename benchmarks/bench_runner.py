@@ -15,10 +15,10 @@ import statistics
 import sys
 import time
 
-from agent_tck.harness.evaluate import judge
-from agent_tck.harness.subprocess_target import SubprocessTarget
-from agent_tck.harness.targets import InProcessTarget
-from agent_tck.harness.vectors import load_cases
+from agent_tck.harness.contract.vectors import load_cases
+from agent_tck.harness.run.evaluate import judge
+from agent_tck.harness.run.subprocess_target import SubprocessTarget
+from agent_tck.harness.run.targets import InProcessTarget
 
 
 def one_round(target, pairs) -> float:

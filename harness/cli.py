@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from agent_tck.harness import __version__
-from agent_tck.harness.errors import HarnessError
+from agent_tck.harness.common.errors import HarnessError
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
 EXIT_BROKEN_PIPE = 128 + 13  # what a shell reports for a process ended by SIGPIPE
@@ -56,8 +56,8 @@ def check_families(option: str, given: Sequence[str], valid: Sequence[str]) -> N
 
 
 def _rules_command(args: argparse.Namespace) -> int:
-    from agent_tck.harness.catalogue import load_catalogue
-    from agent_tck.harness.coverage import all_citations, coverage
+    from agent_tck.harness.contract.catalogue import load_catalogue
+    from agent_tck.harness.contract.coverage import all_citations, coverage
 
     catalogue = load_catalogue()
     check_families("--family", args.family, catalogue.families)
@@ -128,7 +128,7 @@ def _add_run_options(p: argparse.ArgumentParser) -> None:
 
 
 def _run_command(args: argparse.Namespace) -> int:
-    from agent_tck.harness.conformance_run import RunRequest, run_suite
+    from agent_tck.harness.run.conformance_run import RunRequest, run_suite
 
     request = RunRequest(
         impl=args.impl,

@@ -16,10 +16,10 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from agent_tck.harness.outcome import CallResult, Errored
+from agent_tck.harness.run.outcome import CallResult, Errored
 
 if TYPE_CHECKING:
-    from agent_tck.harness.evaluate import Judgment
+    from agent_tck.harness.run.evaluate import Judgment
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -36,7 +36,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    from agent_tck.harness.catalogue import load_catalogue
+    from agent_tck.harness.contract.catalogue import load_catalogue
 
     for rule in load_catalogue().rules:
         config.addinivalue_line("markers", f"{rule.id}: {rule.level} {rule.title or rule.family}")
@@ -72,7 +72,7 @@ class TargetProxy:
 @pytest.fixture(scope="session")
 def tck_target(request: pytest.FixtureRequest) -> Iterator[TargetProxy]:
     """The implementation under test (``--impl``), or the reference implementation."""
-    from agent_tck.harness.conformance_run import open_target
+    from agent_tck.harness.run.conformance_run import open_target
 
     target, _, _ = open_target(request.config.getoption("--impl"),
                                request.config.getoption("--impl-timeout"))
@@ -96,7 +96,7 @@ class VectorItem(pytest.Item):
             self.add_marker(rid)
 
     def runtest(self) -> None:
-        from agent_tck.harness.evaluate import judge
+        from agent_tck.harness.run.evaluate import judge
 
         judgment, _ = judge(_shared_target(self.config), self.case,  # type: ignore[arg-type]
                             self.expectation)  # type: ignore[arg-type]
@@ -126,7 +126,7 @@ _TARGET_KEY = pytest.StashKey[object]()
 
 def _shared_target(config: pytest.Config):  # type: ignore[no-untyped-def]
     if _TARGET_KEY not in config.stash:
-        from agent_tck.harness.conformance_run import open_target
+        from agent_tck.harness.run.conformance_run import open_target
 
         target, _, _ = open_target(config.getoption("--impl"), config.getoption("--impl-timeout"))
         config.stash[_TARGET_KEY] = target
@@ -139,8 +139,8 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
         return
     from pathlib import Path
 
-    from agent_tck.harness.catalogue import load_catalogue
-    from agent_tck.harness.vectors import load_cases
+    from agent_tck.harness.contract.catalogue import load_catalogue
+    from agent_tck.harness.contract.vectors import load_cases
 
     extra = [Path(p) for p in config.getoption("--agent-tck-vectors")]
     for case in load_cases(extra, known_rules=load_catalogue().by_id):

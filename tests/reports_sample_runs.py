@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agent_tck.harness.results import summarize
+from agent_tck.harness.run.results import summarize
 
 RULES = [
     {"id": "BO-001", "family": "block-omission", "level": "MUST",

@@ -10,7 +10,7 @@ import pytest
 
 from agent_tck.harness.cli import main
 from agent_tck.harness.commands.audit import mitmdump_command, parse_listen
-from agent_tck.harness.errors import HarnessError
+from agent_tck.harness.common.errors import HarnessError
 
 KEY = "sk-ant-api03-PLANTEDcliKEY0123456789abc"
 

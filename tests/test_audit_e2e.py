@@ -32,7 +32,7 @@ import openai
 import pytest
 
 from agent_tck.harness.commands.audit import find_mitmdump, mitmdump_command
-from agent_tck.harness.errors import HarnessError
+from agent_tck.harness.common.errors import HarnessError
 from agent_tck.harness.mock_provider.plan import ProviderState, SendBytes
 from agent_tck.harness.mock_provider.server import make_provider, start
 

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from agent_tck.harness.commands.audit import find_mitmdump
-from agent_tck.harness.errors import HarnessError
+from agent_tck.harness.common.errors import HarnessError
 
 pytestmark = pytest.mark.slow
 pytest.importorskip("mitmproxy")

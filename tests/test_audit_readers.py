@@ -14,7 +14,7 @@ from mitmproxy.test import tflow
 
 from agent_tck.harness.audit.capture import RawExchange, to_exchange
 from agent_tck.harness.audit.readers import CaptureNote, detect, read_capture
-from agent_tck.harness.errors import HarnessError
+from agent_tck.harness.common.errors import HarnessError
 
 BODY = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
 SSE = "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n"

@@ -6,14 +6,14 @@ import re
 
 import pytest
 
-from agent_tck.harness.catalogue import (
+from agent_tck.harness.common.data import spec_dir, vectors_dir
+from agent_tck.harness.contract.catalogue import (
     FAMILIES,
     load_catalogue,
     scenario_citations,
     wire_check_citations,
 )
-from agent_tck.harness.data import spec_dir, vectors_dir
-from agent_tck.harness.vectors import load_cases
+from agent_tck.harness.contract.vectors import load_cases
 
 CATALOGUE = load_catalogue()
 CASES = load_cases()

@@ -13,8 +13,8 @@ import re
 
 import pytest
 
-from agent_tck.harness.catalogue import load_catalogue
-from agent_tck.harness.data import spec_dir
+from agent_tck.harness.common.data import spec_dir
+from agent_tck.harness.contract.catalogue import load_catalogue
 
 CATALOGUE = load_catalogue()
 SPEC = spec_dir()

@@ -1,6 +1,6 @@
 """The generic JSON comparison (the wire normalizations have their own tests)."""
 
-from agent_tck.harness.compare import compare, first_difference, mode_for
+from agent_tck.harness.run.compare import compare, first_difference, mode_for
 
 
 def test_key_order_never_matters_array_order_does():
@@ -108,9 +108,9 @@ def test_a_parts_view_folds_only_the_lists_no_rule_orders():
 
 
 def test_alternatives_pass_when_any_accepted_outcome_holds():
-    from agent_tck.harness.evaluate import evaluate
-    from agent_tck.harness.outcome import Output, Rejected
-    from agent_tck.harness.vectors import Expectation
+    from agent_tck.harness.contract.vectors import Expectation
+    from agent_tck.harness.run.evaluate import evaluate
+    from agent_tck.harness.run.outcome import Output, Rejected
 
     op = "anthropic.serialize"
     either = Expectation(op, alternatives=(

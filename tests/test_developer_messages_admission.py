@@ -13,11 +13,11 @@ import pytest
 from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 
-from agent_tck.harness.data import vectors_dir
-from agent_tck.harness.evaluate import failures
+from agent_tck.harness.common.data import vectors_dir
+from agent_tck.harness.contract.vectors import Case, load_file
 from agent_tck.harness.families import operations as reference_operations
-from agent_tck.harness.targets import InProcessTarget
-from agent_tck.harness.vectors import Case, load_file
+from agent_tck.harness.run.evaluate import failures
+from agent_tck.harness.run.targets import InProcessTarget
 from agent_tck.reference_impl.developer_messages import admission as dm
 from agent_tck.reference_impl.developer_messages import projection
 from agent_tck.reference_impl.serialize import anthropic_messages as serialize_anthropic

@@ -20,10 +20,10 @@ import pytest
 
 from agent_tck import reference_impl as reference
 from agent_tck.harness import families
-from agent_tck.harness.catalogue import load_catalogue
-from agent_tck.harness.compare import _normalizers
-from agent_tck.harness.errors import HarnessError
-from agent_tck.harness.vectors import load_cases, load_file
+from agent_tck.harness.common.errors import HarnessError
+from agent_tck.harness.contract.catalogue import load_catalogue
+from agent_tck.harness.contract.vectors import load_cases, load_file
+from agent_tck.harness.run.compare import _normalizers
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures"
@@ -158,9 +158,9 @@ def test_toy_vectors_without_the_descriptor_are_an_error_not_a_pass(tmp_path):
 def test_a_rule_of_another_family_cited_by_a_selected_case_gates_the_run():
     # wire-audit vectors also cite block-omission rules; a --family wire-audit run must judge
     # them, or an implementation missing every BO-001 finding would pass
-    from agent_tck.harness.evaluate import run_cases
-    from agent_tck.harness.runner import Filters, header, select
-    from agent_tck.harness.targets import InProcessTarget
+    from agent_tck.harness.run.evaluate import run_cases
+    from agent_tck.harness.run.runner import Filters, header, select
+    from agent_tck.harness.run.targets import InProcessTarget
 
     def no_bo_001(payload):
         return [f for f in families.operations()["wire.check"](payload)

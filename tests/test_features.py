@@ -2,6 +2,6 @@
 
 from pytest_bdd import scenarios
 
-from agent_tck.harness.data import features_dir
+from agent_tck.harness.common.data import features_dir
 
 scenarios(str(features_dir()))

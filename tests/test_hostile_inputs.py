@@ -318,7 +318,7 @@ def test_an_upstream_that_is_not_a_url_is_refused(capsys: pytest.CaptureFixture[
 
 
 def test_mutants_finds_the_checkout_it_runs_in(tmp_path: Path) -> None:
-    from agent_tck.harness.mutants import find_checkout
+    from agent_tck.harness.mutation.mutants import find_checkout
 
     for part in ("tests/mutants", "reference_impl", "harness", "sub/dir"):
         (tmp_path / part).mkdir(parents=True)

@@ -221,11 +221,12 @@ def io_uses(source: str) -> list[str]:
 
 
 def test_the_io_check_finds_io():
-    source = ("import os.path\nfrom time import monotonic\nfrom agent_tck.harness.errors import X\n"
+    source = ("import os.path\nfrom time import monotonic\n"
+              "from agent_tck.harness.common.errors import X\n"
               "def f():\n    import socket\n    print(open('x').read())\n")
     assert io_uses(source) == [
         "line 1: imports os.path", "line 2: imports time",
-        "line 3: imports agent_tck.harness.errors", "line 5: imports socket",
+        "line 3: imports agent_tck.harness.common.errors", "line 5: imports socket",
         "line 6: calls print()", "line 6: calls open()"]
     assert io_uses("import json\nfrom collections.abc import Mapping\n") == []
 

@@ -22,10 +22,10 @@ from unittest import mock
 import jsonschema
 import pytest
 
-from agent_tck.harness import matrix_model as mm
-from agent_tck.harness import matrix_run as mr
 from agent_tck.harness.commands.audit import find_mitmdump
-from agent_tck.harness.errors import HarnessError
+from agent_tck.harness.common.errors import HarnessError
+from agent_tck.harness.matrix import model as mm
+from agent_tck.harness.matrix import run as mr
 
 pytestmark = pytest.mark.slow
 pytest.importorskip("mitmproxy")

@@ -1,4 +1,4 @@
-"""The conformance matrix's pure core (harness/matrix_model.py) and its shipped inputs."""
+"""The conformance matrix's pure core (harness/matrix/model.py) and its shipped inputs."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ from typing import Any
 import jsonschema
 import pytest
 
-from agent_tck.harness import matrix_model as mm
-from agent_tck.harness import matrix_run as mr
-from agent_tck.harness.catalogue import load_catalogue
+from agent_tck.harness.contract.catalogue import load_catalogue
+from agent_tck.harness.matrix import model as mm
+from agent_tck.harness.matrix import run as mr
 
 SCHEMA = json.loads((mr.MATRIX_DIR / "schema" / "scenario.schema.json").read_text())
 MATRIX_SCHEMA = json.loads((mr.MATRIX_DIR / "schema" / "matrix.schema.json").read_text())

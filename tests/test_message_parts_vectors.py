@@ -18,9 +18,9 @@ import pytest
 from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 
-from agent_tck.harness.compare import first_difference
+from agent_tck.harness.common.jsonschema_util import validate
 from agent_tck.harness.families import run_operation
-from agent_tck.harness.jsonschema_util import validate
+from agent_tck.harness.run.compare import first_difference
 from agent_tck.reference_impl.errors import TckError
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -21,7 +21,7 @@ from agent_tck.harness.commands.simulate_provider import (
     register,
     simulate_provider,
 )
-from agent_tck.harness.errors import HarnessError
+from agent_tck.harness.common.errors import HarnessError
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = {"version": 1, "replies": [{"content": [{"type": "text", "text": "from the script"}]}]}

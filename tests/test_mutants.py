@@ -1,6 +1,6 @@
 """Mutation score: every seeded fault must be caught, on the rules it names.
 
-Runs every mutant in tests/mutants/ through the whole vector suite (harness.mutants) and
+Runs every mutant in tests/mutants/ through the whole vector suite (harness.mutation.mutants) and
 fails on any survivor and on any MUST rule of a family with vectors that no killed mutant
 covers. The score is printed in the terminal summary.
 """
@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from agent_tck.harness.catalogue import load_catalogue
-from agent_tck.harness.errors import HarnessError
-from agent_tck.harness.mutant_anchors import update
-from agent_tck.harness.mutants import Mutant, apply, load_mutants, run_mutants, score
-from agent_tck.harness.vectors import load_cases
+from agent_tck.harness.common.errors import HarnessError
+from agent_tck.harness.contract.catalogue import load_catalogue
+from agent_tck.harness.contract.vectors import load_cases
+from agent_tck.harness.mutation.anchors import update
+from agent_tck.harness.mutation.mutants import Mutant, apply, load_mutants, run_mutants, score
 
 SCORE: dict[str, object] = {}
 
@@ -127,7 +127,7 @@ def test_a_fault_without_a_function_is_an_error_naming_the_tool(tmp_path: Path):
         "family: block-omission\nmutants:\n  - name: bo-x\n    rules: [BO-001]\n"
         "    file: reference_impl/serialize/model.py\n    find: a\n    replace: b\n")
     with pytest.raises(HarnessError, match=r"fault 'bo-x': missing \['function'\] "
-                                           r"\(python -m agent_tck.harness.mutant_anchors"):
+                                           r"\(python -m agent_tck.harness.mutation.anchors"):
         load_mutants(tmp_path)
 
 
@@ -172,7 +172,7 @@ def test_every_committed_fault_is_anchored():
     for path in sorted((root / "tests" / "mutants").glob("*.yaml")):
         text, problems = update(path, root)
         assert problems == []
-        fix = "run python -m agent_tck.harness.mutant_anchors"
+        fix = "run python -m agent_tck.harness.mutation.anchors"
         assert text == path.read_text(encoding="utf-8"), fix
 
 

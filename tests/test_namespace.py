@@ -75,7 +75,7 @@ def test_the_unpacked_wheel_runs_the_suite_outside_the_checkout(wheels, tmp_path
     wheels["standard"].extractall(site)
     env = {**os.environ, "PYTHONPATH": str(site)}  # before the editable install's entry
     probe = subprocess.run(
-        [sys.executable, "-c", "import agent_tck.harness.data as d, agent_tck.reference_impl as r;"
+        [sys.executable, "-c", "import agent_tck.harness.common.data as d, agent_tck.reference_impl as r;"
          "from agent_tck.harness.mock_provider.server import load_openapi_document as o;"
          "o(); print(d.vectors_dir()); print(r.__file__)"],
         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120, check=True)
@@ -96,13 +96,21 @@ def test_the_tree_uses_the_installed_names(capsys):
 @pytest.mark.parametrize(("rel", "before", "after"), [
     # absolute everywhere, relative imports inside a package too (robust to moved files)
     ("harness/audit/engine.py", "from harness.errors import HarnessError\n",
-     "from agent_tck.harness.errors import HarnessError\n"),
+     "from agent_tck.harness.common.errors import HarnessError\n"),
     ("harness/cli.py", "from harness import matrix_model as mm\n",
-     "from agent_tck.harness import matrix_model as mm\n"),
+     "from agent_tck.harness.matrix import model as mm\n"),
+    # modules grouped into subpackages (MOVES): dotted names, from-imports, file paths
+    ("harness/cli.py", "from agent_tck.harness import mutant_anchors\n",
+     "from agent_tck.harness.mutation import anchors as mutant_anchors\n"),
+    ("harness/cli.py", "from agent_tck.harness.evaluate import judge  # see harness.compare\n",
+     "from agent_tck.harness.run.evaluate import judge  # see harness.run.compare\n"),
+    ("tests/mutants/x.yaml", "file: harness/compare.py\n", "file: harness/run/compare.py\n"),
+    ("README.md", "harness/vectors.py and vectors/README.md\n",
+     "harness/contract/vectors.py and vectors/README.md\n"),
     ("harness/vectors.py", "from reference_impl.strict_json import loads\n",
      "from agent_tck.reference_impl.strict_json import loads\n"),
     ("harness/audit/engine.py", "from ..errors import HarnessError\nfrom .capture import Raw\n",
-     "from agent_tck.harness.errors import HarnessError\n"
+     "from agent_tck.harness.common.errors import HarnessError\n"
      "from agent_tck.harness.audit.capture import Raw\n"),
     ("reference_impl/serialize/__init__.py", "from . import model\n",
      "from agent_tck.reference_impl.serialize import model\n"),
@@ -120,10 +128,10 @@ def test_the_tree_uses_the_installed_names(capsys):
     ("README.md", "run `python -m harness.cli run` or `python -m reference_impl.adapter`\n",
      "run `python -m agent_tck run` or `python -m agent_tck.reference_impl.adapter`\n"),
     # prose of Python files keeps folder names, but a command in it is rewritten
-    ("harness/x.py", '"""Runs :func:`reference_impl.ops.run` (python -m harness.mutants)."""\n'
-     "x = 1  # see harness.runner\n",
-     '"""Runs :func:`reference_impl.ops.run` (python -m agent_tck.harness.mutants)."""\n'
-     "x = 1  # see harness.runner\n"),
+    ("harness/x.py", '"""Runs :func:`reference_impl.ops.run` (python -m harness.audit)."""\n'
+     "x = 1  # see harness.audit.engine\n",
+     '"""Runs :func:`reference_impl.ops.run` (python -m agent_tck.harness.audit)."""\n'
+     "x = 1  # see harness.audit.engine\n"),
     # file paths, words containing the name, file names: untouched
     ("docs/X.md", "harness/cli.py, tests/test_harness.py, deepseek-harness-zDSH, harness.py\n",
      "harness/cli.py, tests/test_harness.py, deepseek-harness-zDSH, harness.py\n"),

@@ -11,15 +11,15 @@ from pathlib import Path
 
 import pytest
 
-from agent_tck.harness.catalogue import load_catalogue
-from agent_tck.harness.evaluate import run_cases
-from agent_tck.harness.mutants import ROOT, apply, load_mutants
-from agent_tck.harness.outcome import Observed, Output
-from agent_tck.harness.results import summarize
-from agent_tck.harness.runner import Filters, header, select
-from agent_tck.harness.subprocess_target import SubprocessTarget
-from agent_tck.harness.targets import InProcessTarget
-from agent_tck.harness.vectors import load_cases
+from agent_tck.harness.contract.catalogue import load_catalogue
+from agent_tck.harness.contract.vectors import load_cases
+from agent_tck.harness.mutation.mutants import ROOT, apply, load_mutants
+from agent_tck.harness.run.evaluate import run_cases
+from agent_tck.harness.run.outcome import Observed, Output
+from agent_tck.harness.run.results import summarize
+from agent_tck.harness.run.runner import Filters, header, select
+from agent_tck.harness.run.subprocess_target import SubprocessTarget
+from agent_tck.harness.run.targets import InProcessTarget
 from tests.conftest import FAKES
 
 OBSERVE_MUTANTS = ("bo-omitted-blocks-spliced-from-the-record", "bo-record-edited-on-rejection",
@@ -109,8 +109,8 @@ def test_the_console_names_the_capability_when_bo008_is_untested(tmp_path, capsy
 def test_observe_messages_follow_the_published_schemas():
     import json as _json
 
-    from agent_tck.harness.jsonschema_util import validator
-    from agent_tck.harness.protocol import (
+    from agent_tck.harness.common.jsonschema_util import validator
+    from agent_tck.harness.run.protocol import (
         OBSERVE,
         ProtocolViolation,
         RunCommand,

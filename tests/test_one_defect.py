@@ -18,8 +18,8 @@ from typing import Any
 import pytest
 import yaml
 
+from agent_tck.harness.contract.vectors import Case, Expectation, load_cases
 from agent_tck.harness.families import operations as reference_operations
-from agent_tck.harness.vectors import Case, Expectation, load_cases
 from agent_tck.reference_impl.errors import TckError
 
 OPERATIONS = reference_operations()

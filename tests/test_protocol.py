@@ -7,8 +7,9 @@ import json
 
 import pytest
 
-from agent_tck.harness.jsonschema_util import validator
-from agent_tck.harness.protocol import (
+from agent_tck.harness.common.jsonschema_util import validator
+from agent_tck.harness.reference_adapter import serve
+from agent_tck.harness.run.protocol import (
     RunCommand,
     StartCommand,
     StopCommand,
@@ -16,7 +17,6 @@ from agent_tck.harness.protocol import (
     parse_result,
     parse_started,
 )
-from agent_tck.harness.reference_adapter import serve
 
 COMMANDS = validator("protocol/command.schema.json")
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from agent_tck.harness.commands.report import merge_runs, report
-from agent_tck.harness.errors import HarnessError
+from agent_tck.harness.common.errors import HarnessError
 from agent_tck.harness.reports.stream import parse_lines
 from tests.reports_sample_runs import (
     RULES,

@@ -11,10 +11,10 @@ from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 from reports_sample_runs import RULES, case, failing_records, footer, header, passing_records
 
-from agent_tck.harness.data import vectors_dir
+from agent_tck.harness.common.data import vectors_dir
 from agent_tck.harness.reports import stream
 from agent_tck.harness.reports.stream import StreamError, parse_lines, read
-from agent_tck.harness.results import (
+from agent_tck.harness.run.results import (
     CASE_STATUSES,
     CONFORMANT,
     NOT_CONFORMANT,

@@ -78,10 +78,10 @@ def test_write_views_re_renders_into_another_folder(tmp_path):
 
 def test_contract_with_the_runner(tmp_path):
     """The evaluate loop builds its footer with summarize(); write_all takes its records."""
-    from agent_tck.harness.evaluate import run_cases
-    from agent_tck.harness.results import Header
-    from agent_tck.harness.targets import InProcessTarget
-    from agent_tck.harness.vectors import Case, Expectation
+    from agent_tck.harness.contract.vectors import Case, Expectation
+    from agent_tck.harness.run.evaluate import run_cases
+    from agent_tck.harness.run.results import Header
+    from agent_tck.harness.run.targets import InProcessTarget
 
     def echo(value):
         return value

@@ -7,9 +7,9 @@ import json
 import pytest
 
 from agent_tck.harness.cli import main
-from agent_tck.harness.errors import HarnessError
+from agent_tck.harness.common.errors import HarnessError
 from agent_tck.harness.reports import read
-from agent_tck.harness.subprocess_target import SubprocessTarget
+from agent_tck.harness.run.subprocess_target import SubprocessTarget
 from tests.test_subagents_cli import SCENARIO
 
 

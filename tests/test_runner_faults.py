@@ -6,12 +6,12 @@ import time
 
 import pytest
 
-from agent_tck.harness.errors import HarnessError
-from agent_tck.harness.evaluate import run_cases
-from agent_tck.harness.outcome import Errored, Output, Rejected
-from agent_tck.harness.results import RESULTS_FORMAT, Header, RuleInfo, exit_code
-from agent_tck.harness.subprocess_target import SubprocessTarget
-from agent_tck.harness.vectors import Case, Expectation
+from agent_tck.harness.common.errors import HarnessError
+from agent_tck.harness.contract.vectors import Case, Expectation
+from agent_tck.harness.run.evaluate import run_cases
+from agent_tck.harness.run.outcome import Errored, Output, Rejected
+from agent_tck.harness.run.results import RESULTS_FORMAT, Header, RuleInfo, exit_code
+from agent_tck.harness.run.subprocess_target import SubprocessTarget
 from tests.conftest import FAKES
 
 

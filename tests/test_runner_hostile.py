@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from agent_tck.harness.errors import HarnessError
-from agent_tck.harness.outcome import Errored, Output
-from agent_tck.harness.subprocess_target import Limits, SubprocessTarget
+from agent_tck.harness.common.errors import HarnessError
+from agent_tck.harness.run.outcome import Errored, Output
+from agent_tck.harness.run.subprocess_target import Limits, SubprocessTarget
 from tests.test_runner_faults import CASES, run
 
 

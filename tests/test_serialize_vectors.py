@@ -22,11 +22,11 @@ import pytest
 import yaml
 from jsonschema import Draft202012Validator
 
-from agent_tck.harness.catalogue import scenario_citations
-from agent_tck.harness.evaluate import judge
+from agent_tck.harness.contract.catalogue import scenario_citations
+from agent_tck.harness.contract.vectors import Case, load_file
 from agent_tck.harness.families import operations as reference_operations
-from agent_tck.harness.targets import InProcessTarget
-from agent_tck.harness.vectors import Case, load_file
+from agent_tck.harness.run.evaluate import judge
+from agent_tck.harness.run.targets import InProcessTarget
 from agent_tck.reference_impl.errors import TckError
 from agent_tck.reference_impl.serialize import model
 

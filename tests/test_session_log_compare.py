@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agent_tck.harness.compare import compare, mode_for, normalize_canonical_history
+from agent_tck.harness.run.compare import compare, mode_for, normalize_canonical_history
 
 ROOT = Path(__file__).resolve().parent.parent
 MODE = "canonical-history"

@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from agent_tck.harness.evaluate import failures
-from agent_tck.harness.targets import InProcessTarget
-from agent_tck.harness.vectors import load_file
+from agent_tck.harness.contract.vectors import load_file
+from agent_tck.harness.run.evaluate import failures
+from agent_tck.harness.run.targets import InProcessTarget
 from agent_tck.reference_impl.session_log import format as sl
 from agent_tck.reference_impl.session_log import recorder as rec
 from agent_tck.reference_impl.session_log import views

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from agent_tck.harness.safe_yaml import YAMLInputError
-from agent_tck.harness.safe_yaml import load as load_yaml
+from agent_tck.harness.common.safe_yaml import YAMLInputError
+from agent_tck.harness.common.safe_yaml import load as load_yaml
 from agent_tck.reference_impl.strict_json import MAX_DEPTH, StrictJSONError, loads
 
 

@@ -1,7 +1,7 @@
 """The code is type-checked, and every import is one a static reader can follow.
 
 ``src/agent_tck/`` holds symlinks to the top-level folders (src/agent_tck/__init__.py), so
-``agent_tck.harness.evaluate`` is a file at that path for mypy and for an editor alike. mypy
+``agent_tck.harness.run.evaluate`` is a file at that path for mypy and for an editor alike. mypy
 runs with the committed configuration (``[tool.mypy]`` in pyproject.toml: strict on the rule
 logic and the harness core, default strictness elsewhere), as a newcomer would run it at the
 repository root; any error fails the suite.
@@ -34,9 +34,9 @@ STRICT_FLAGS = ("disallow_any_generics", "disallow_subclassing_any", "disallow_u
                 "disallow_untyped_decorators", "warn_unused_ignores", "warn_return_any",
                 "no_implicit_reexport", "strict_equality", "extra_checks")
 #: the part that is strict: the rule logic and the harness core (issue 25)
-STRICT_MODULES = ("agent_tck.reference_impl.*", "agent_tck.harness.results",
-                  "agent_tck.harness.evaluate", "agent_tck.harness.compare",
-                  "agent_tck.harness.protocol", "agent_tck.harness.targets",
+STRICT_MODULES = ("agent_tck.reference_impl.*", "agent_tck.harness.run.results",
+                  "agent_tck.harness.run.evaluate", "agent_tck.harness.run.compare",
+                  "agent_tck.harness.run.protocol", "agent_tck.harness.run.targets",
                   "agent_tck.harness.audit.rules", "agent_tck.harness.audit.tracker")
 
 
@@ -52,7 +52,7 @@ def test_the_strict_part_is_strict() -> None:
 
 
 @pytest.mark.parametrize(("source", "name", "file"), [
-    ("from agent_tck.harness.evaluate import judge\n", "judge", "harness/evaluate.py"),
+    ("from agent_tck.harness.run.evaluate import judge\n", "judge", "harness/run/evaluate.py"),
     ("from agent_tck.reference_impl.wire import normal_form\n", "normal_form",
      "reference_impl/wire/normal_form.py"),
 ])

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import pytest
 
-from agent_tck.harness.catalogue import load_catalogue
-from agent_tck.harness.evaluate import judge
-from agent_tck.harness.vectors import load_cases
+from agent_tck.harness.contract.catalogue import load_catalogue
+from agent_tck.harness.contract.vectors import load_cases
+from agent_tck.harness.run.evaluate import judge
 
 CASES = load_cases(known_rules=load_catalogue().by_id)
 PAIRS = [(case, expectation) for case in CASES for expectation in case.expect]

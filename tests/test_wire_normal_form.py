@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from agent_tck.harness.compare import compare
+from agent_tck.harness.run.compare import compare
 from agent_tck.reference_impl.wire.normal_form import (
     NotARequest,
     align_openai_chat,

@@ -14,7 +14,7 @@ from agent_tck.harness.audit import rules as wr
 from agent_tck.harness.audit.checks import dialect_of, request_headers
 from agent_tck.harness.audit.findings import ERROR, RULES, Finding, escape
 from agent_tck.harness.audit.rules import CHECKS, WIRE_CHECKS, Check, audit_exchange, check_exchange
-from agent_tck.harness.catalogue import load_catalogue
+from agent_tck.harness.contract.catalogue import load_catalogue
 
 CATALOGUE = load_catalogue()
 A_URL = "https://api.anthropic.com/v1/messages"

@@ -40,6 +40,7 @@ import io
 import re
 import subprocess
 import sys
+import textwrap
 import tokenize
 from pathlib import Path
 
@@ -65,6 +66,96 @@ _CLI = re.compile(r"""(-m["']?,?\s*["']?)harness\.cli\b(?![.:\w])""")
 _RUN = re.compile(rf"(?<=-m )({_ALT})\.(?=[A-Za-z_])")
 _RELATIVE = re.compile(r"^\s*from\s+\.", re.MULTILINE)
 _IMPORT = re.compile(rf"^\s*import\s+{NAMESPACE}\.", re.MULTILINE)
+
+
+#: Modules of harness/ grouped into subpackages by what they do (issue 25): the old dotted name
+#: (after ``harness.``) -> the new one. Applied to module paths (code and prose alike), to
+#: ``from agent_tck.harness import x`` and to file paths (``harness/evaluate.py``, the
+#: ``file:`` of a seeded fault); :func:`move_files` carries a file still at its old place (a
+#: branch merged after the move) to the new one. harness/ itself keeps only the entry points:
+#: cli (the command), pytest_plugin (the pytest11 plugin), reference_adapter (``python -m``).
+MOVES = {
+    # the run pipeline: select, call, judge, record
+    "runner": "run.runner", "conformance_run": "run.conformance_run",
+    "evaluate": "run.evaluate", "invariants": "run.invariants", "compare": "run.compare",
+    "results": "run.results", "outcome": "run.outcome", "baseline": "run.baseline",
+    "targets": "run.targets", "subprocess_target": "run.subprocess_target",
+    "protocol": "run.protocol",
+    # the contract as the kit reads it: the rule catalogue, the vectors, what cites what
+    "catalogue": "contract.catalogue", "vectors": "contract.vectors",
+    "coverage": "contract.coverage",
+    # the conformance matrix of real clients
+    "matrix_model": "matrix.model", "matrix_run": "matrix.run",
+    # the mutation score
+    "mutants": "mutation.mutants", "mutant_anchors": "mutation.anchors",
+    # what every shell uses: data folders, errors, schema validation, safe YAML, the console
+    "data": "common.data", "errors": "common.errors", "jsonschema_util": "common.jsonschema_util",
+    "safe_yaml": "common.safe_yaml", "console": "common.console",
+}
+#: what a new subpackage's __init__.py says
+PACKAGE_DOCS = {
+    "run": "The run pipeline: select cases, call the implementation (in process or through the "
+           "adapter protocol), judge each result and record it in the results stream.",
+    "contract": "The contract as the kit reads it: the rule catalogue, the vector files and the "
+                "links between rules and what cites them.",
+    "matrix": "The conformance matrix of real client libraries: its model (pure) and its run "
+              "(drivers, mock provider, audit proxy).",
+    "mutation": "The mutation score: seeded faults applied to copies of the reference "
+                "implementation, and the anchors that keep them pinned to their code.",
+    "common": "What every shell of the kit uses: where the data lives, the harness's errors, "
+              "JSON Schema validation, safe YAML and the one console output path.",
+}
+_MOVED = "|".join(sorted(MOVES, key=len, reverse=True))
+# ``harness.evaluate`` / ``agent_tck.harness.evaluate`` as a module path, not a longer name
+_MOVED_DOTTED = re.compile(rf"(?<![\w/-])((?:{NAMESPACE}\.)?harness)\.({_MOVED})(?![\w])")
+_MOVED_FROM = re.compile(rf"^(\s*from\s+(?:{NAMESPACE}\.)?harness)\s+import\s+({_MOVED})"
+                         rf"(\s+as\s+\w+)?[ \t]*$", re.MULTILINE)
+_MOVED_PATH = re.compile(rf"(?<![\w.-])harness/({_MOVED})\.py\b")
+
+
+def rewrite_moves(text: str) -> str:
+    """Step 0: the names and paths of modules moved into subpackages (:data:`MOVES`)."""
+    if "harness" not in text:
+        return text
+
+    def from_import(m: re.Match[str]) -> str:
+        package, _, leaf = MOVES[m.group(2)].rpartition(".")
+        alias = m.group(3) or ("" if leaf == m.group(2) else f" as {m.group(2)}")
+        return f"{m.group(1)}.{package} import {leaf}{alias}"
+
+    text = _MOVED_FROM.sub(from_import, text)
+    text = _MOVED_DOTTED.sub(lambda m: f"{m.group(1)}.{MOVES[m.group(2)]}", text)
+    return _MOVED_PATH.sub(lambda m: f"harness/{MOVES[m.group(1)].replace('.', '/')}.py", text)
+
+
+def package_doc(name: str) -> str:
+    """A new subpackage's ``__init__.py``: its docstring, wrapped to the line limit."""
+    body = textwrap.fill(f'"""{PACKAGE_DOCS[name]}"""', width=100)
+    return body + "\n"
+
+
+def move_files(check: bool) -> list[str]:
+    """Carry every module of :data:`MOVES` still at its old place to its new one (``git mv``,
+    so history follows), creating the subpackage with its docstring. Returns what it moved (or,
+    with ``check``, would move)."""
+    moved = []
+    for old, new in MOVES.items():
+        source = ROOT / "harness" / f"{old}.py"
+        if not source.is_file():
+            continue
+        target = ROOT / "harness" / f"{new.replace('.', '/')}.py"
+        moved.append(f"harness/{old}.py -> {target.relative_to(ROOT).as_posix()}")
+        if check:
+            continue
+        init = target.parent / "__init__.py"
+        if not init.is_file():
+            target.parent.mkdir(parents=True, exist_ok=True)
+            init.write_text(package_doc(target.parent.name), encoding="utf-8")
+            subprocess.run(["git", "add", str(init)], cwd=ROOT, check=True)
+        if target.exists():
+            raise SystemExit(f"{target} exists and harness/{old}.py too: merge them by hand")
+        subprocess.run(["git", "mv", str(source), str(target)], cwd=ROOT, check=True)
+    return moved
 
 
 def _files() -> list[Path]:
@@ -165,7 +256,8 @@ def absolutize(text: str, rel: str) -> str:
 
 
 def rewrite(text: str, rel: str) -> str:
-    return absolutize(rewrite_names(text, rel.endswith(".py")), rel)
+    # moves last: a relative import made absolute may name a moved module
+    return rewrite_moves(absolutize(rewrite_names(text, rel.endswith(".py")), rel))
 
 
 def _exists(module: str) -> bool:
@@ -215,6 +307,10 @@ def main(argv: list[str]) -> int:
     check = "--check" in argv
     changed: list[Path] = []
     problems: list[str] = []
+    for line in move_files(check):
+        print(line)
+        if check:
+            problems.append(f"not yet moved: {line}")
     for path in _files():
         rel = path.relative_to(ROOT).as_posix()
         try:

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_tck.harness.audit.engine import Auditor, AuditResult
-from agent_tck.harness.errors import HarnessError
+from agent_tck.harness.common.errors import HarnessError
 
 
 @dataclass(frozen=True)

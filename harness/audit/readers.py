@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from agent_tck.harness.audit.capture import RawExchange, RawMessage, RawResponse, headers_from
-from agent_tck.harness.errors import HarnessError
+from agent_tck.harness.common.errors import HarnessError
 from agent_tck.reference_impl.strict_json import StrictJSONError, loads
 
 CAPTURE_FORMAT = "agent-tck-capture/1"

@@ -21,7 +21,7 @@ implementer replays with ``agent-tck run --impl ... --vectors DIR``:
    blocks").
 
 The conformance matrix's ``--save-vectors`` keeps a different kind of vector (the request body
-with the ``wire.check`` findings it must give, :func:`harness.matrix_model.regression_vectors`):
+with the ``wire.check`` findings it must give, :func:`harness.matrix.model.regression_vectors`):
 that one pins the wire checker; this one pins the implementation's serializer.
 """
 

@@ -27,7 +27,7 @@ from agent_tck.harness.audit.engine import CONVERSATION_RULES, AuditResult, Exch
 from agent_tck.harness.audit.findings import RULES, Finding
 from agent_tck.harness.audit.redact import Scrubber
 from agent_tck.harness.families import family_names, prefix_table
-from agent_tck.harness.results import RESULTS_FORMAT, Header, RuleInfo
+from agent_tck.harness.run.results import RESULTS_FORMAT, Header, RuleInfo
 
 AUDIT_FORMAT = "agent-tck-audit/1"
 
@@ -50,7 +50,7 @@ def rule_infos(ids: Iterable[str]) -> list[dict[str, Any]]:
     family from its prefix, MUST for error findings and SHOULD for warnings.
     """
     try:
-        from agent_tck.harness.catalogue import load_catalogue
+        from agent_tck.harness.contract.catalogue import load_catalogue
 
         catalogue = load_catalogue()
         known = catalogue.by_id
@@ -241,7 +241,7 @@ class LiveStream:
 def records(result: AuditResult, *, source: str, name: str = "audited agent",
             scrub: Scrubber | None = None) -> list[dict[str, Any]]:
     """The whole results stream (header, cases, footer) of an audit."""
-    from agent_tck.harness.results import summarize
+    from agent_tck.harness.run.results import summarize
 
     scrub = scrub or Scrubber()
     checked = {rid for x in result.exchanges for rid in x.checked}

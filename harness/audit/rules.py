@@ -96,7 +96,7 @@ CHECKS: tuple[Check, ...] = (
           check_openai_tool_messages),
 )
 
-#: check name -> rule IDs it enforces (read by harness.catalogue.wire_check_citations)
+#: check name -> rule IDs it enforces (read by harness.contract.catalogue.wire_check_citations)
 WIRE_CHECKS: dict[str, tuple[str, ...]] = {c.name: c.rule_ids for c in CHECKS}
 WIRE_CHECKS["conversation-prefix"] = (rule_id("prefix-stable"),)
 WIRE_CHECKS["conversation-head"] = (rule_id("head-stable"), rule_id("fork-head"))

@@ -17,7 +17,7 @@ from typing import Any
 
 from agent_tck.harness.reports._text import h
 from agent_tck.harness.reports.stream import Run
-from agent_tck.harness.results import CaseResult
+from agent_tck.harness.run.results import CaseResult
 
 MAX_ROWS = 2000
 

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from pytest_bdd import given, parsers, then, when
 
-from agent_tck.harness.outcome import Output, Rejected
+from agent_tck.harness.run.outcome import Output, Rejected
 
 PARTS = "message-parts.parts"
 ANSWER = "message-parts.answer"

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from pytest_bdd import given, parsers, then, when
 
-from agent_tck.harness.outcome import Output, Rejected
+from agent_tck.harness.run.outcome import Output, Rejected
 
 OPERATION = "subagents.simulate"
 _QUOTED = re.compile(r'"((?:[^"\\]|\\.)*)"')

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from pytest_bdd import given, parsers, then, when
 
-from agent_tck.harness.outcome import CallResult, Errored, Output, Rejected
+from agent_tck.harness.run.outcome import CallResult, Errored, Output, Rejected
 from agent_tck.reference_impl.wire.normal_form import (
     normalize_anthropic_messages,
     normalize_openai_chat,

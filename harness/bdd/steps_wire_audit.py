@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from pytest_bdd import given, parsers, then, when
 
-from agent_tck.harness.outcome import CallResult, Output, Rejected
+from agent_tck.harness.run.outcome import CallResult, Output, Rejected
 
 ANTHROPIC_URL = "https://api.anthropic.com/v1/messages"
 CHAT_URL = "https://api.openai.com/v1/chat/completions"

@@ -29,7 +29,7 @@ import tempfile
 from pathlib import Path
 from typing import IO, Any
 
-from agent_tck.harness.errors import HarnessError
+from agent_tck.harness.common.errors import HarnessError
 
 DEFAULT_REPORT_DIR = Path("reports") / "audit"
 ADDON = Path(__file__).resolve().parent.parent / "audit" / "addon.py"

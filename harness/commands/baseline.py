@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from agent_tck.harness.errors import HarnessError
+from agent_tck.harness.common.errors import HarnessError
 
 
 def register(subparsers: Any) -> None:
@@ -20,8 +20,8 @@ def register(subparsers: Any) -> None:
 
 
 def baseline(args: argparse.Namespace) -> int:
-    from agent_tck.harness.baseline import write_baseline
     from agent_tck.harness.reports import StreamError, read
+    from agent_tck.harness.run.baseline import write_baseline
 
     try:
         run = read(args.results)

@@ -15,9 +15,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from agent_tck.harness.errors import HarnessError
+from agent_tck.harness.common.errors import HarnessError
 
-MATRIX_DIR = Path(__file__).resolve().parent.parent.parent / "matrix"  # as harness.matrix_run
+MATRIX_DIR = Path(__file__).resolve().parent.parent.parent / "matrix"  # as harness.matrix.run
 DEFAULT_REPORT_DIR = Path("reports") / "matrix"
 
 
@@ -51,8 +51,8 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from agent_tck.harness import matrix_model as mm
-    from agent_tck.harness import matrix_run as mr
+    from agent_tck.harness.matrix import model as mm
+    from agent_tck.harness.matrix import run as mr
 
     if args.jobs < 1:
         raise HarnessError("USAGE", "--jobs must be at least 1")

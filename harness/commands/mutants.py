@@ -24,10 +24,10 @@ def _positive_int(text: str) -> int:
 
 
 def mutants(args: argparse.Namespace) -> int:
-    from agent_tck.harness.catalogue import load_catalogue
     from agent_tck.harness.cli import check_families
-    from agent_tck.harness.mutants import find_checkout, load_mutants, run_mutants, score
-    from agent_tck.harness.vectors import load_cases
+    from agent_tck.harness.contract.catalogue import load_catalogue
+    from agent_tck.harness.contract.vectors import load_cases
+    from agent_tck.harness.mutation.mutants import find_checkout, load_mutants, run_mutants, score
 
     root = find_checkout()
     every = load_mutants(root / "tests" / "mutants")

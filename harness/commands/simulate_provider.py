@@ -17,7 +17,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from agent_tck.harness.errors import HarnessError
+from agent_tck.harness.common.errors import HarnessError
 
 SCRIPT_SCHEMA = "provider-script.schema.json"
 
@@ -64,9 +64,9 @@ def parse_listen(text: str) -> tuple[str, int]:
 
 def load_script(path: Path) -> Any:
     """Read and check a script file: the JSON Schema first, then the core's own checks."""
-    from agent_tck.harness.jsonschema_util import pointer, validator
+    from agent_tck.harness.common.jsonschema_util import pointer, validator
+    from agent_tck.harness.common.safe_yaml import load
     from agent_tck.harness.mock_provider.script import parse_script
-    from agent_tck.harness.safe_yaml import load
     from agent_tck.reference_impl.errors import TckError
     from agent_tck.reference_impl.strict_json import loads
 

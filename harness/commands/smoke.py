@@ -12,12 +12,12 @@ import json
 import sys
 from typing import Any
 
-from agent_tck.harness.errors import HarnessError
-from agent_tck.harness.evaluate import OBSERVED_RULES, evaluate, evaluate_observed
-from agent_tck.harness.jsonschema_util import pointer, validator
-from agent_tck.harness.outcome import Errored, Observed, Output, Rejected
-from agent_tck.harness.protocol import OBSERVE, RunCommand, StartCommand
-from agent_tck.harness.vectors import load_cases
+from agent_tck.harness.common.errors import HarnessError
+from agent_tck.harness.common.jsonschema_util import pointer, validator
+from agent_tck.harness.contract.vectors import load_cases
+from agent_tck.harness.run.evaluate import OBSERVED_RULES, evaluate, evaluate_observed
+from agent_tck.harness.run.outcome import Errored, Observed, Output, Rejected
+from agent_tck.harness.run.protocol import OBSERVE, RunCommand, StartCommand
 
 
 def register(subparsers: Any) -> None:
@@ -36,7 +36,7 @@ def _check_command(command: Any) -> str | None:
 
 
 def smoke(args: argparse.Namespace, out: Any = None) -> int:
-    from agent_tck.harness.subprocess_target import SubprocessTarget
+    from agent_tck.harness.run.subprocess_target import SubprocessTarget
 
     out = out or sys.stdout
     problems = 0

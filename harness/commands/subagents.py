@@ -32,15 +32,15 @@ def register(subparsers: Any) -> None:
 
 
 def subagents_command(args: argparse.Namespace) -> int:
-    from agent_tck.harness.compare import first_difference
-    from agent_tck.harness.outcome import Errored, Output, Rejected
+    from agent_tck.harness.run.compare import first_difference
+    from agent_tck.harness.run.outcome import Errored, Output, Rejected
     from agent_tck.reference_impl.errors import TckError
     from agent_tck.reference_impl.subagents.scenario import parse_scenario
     from agent_tck.reference_impl.subagents.simulator import canonical_json, run, trace_json
 
     target = None
     if args.impl:
-        from agent_tck.harness.conformance_run import open_target
+        from agent_tck.harness.run.conformance_run import open_target
 
         target, _, _ = open_target(args.impl, args.timeout)
     status = 0
@@ -89,7 +89,7 @@ def subagents_command(args: argparse.Namespace) -> int:
 def _document(path: Path) -> Any:
     """A scenario file's document: YAML (``.yaml``, ``.yml``) without aliases, else strict
     JSON; a ValueError (YAMLInputError, StrictJSONError, UnicodeDecodeError) names the line."""
-    from agent_tck.harness.safe_yaml import load
+    from agent_tck.harness.common.safe_yaml import load
     from agent_tck.reference_impl.strict_json import loads
 
     data = path.read_bytes()

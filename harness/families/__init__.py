@@ -3,7 +3,8 @@
 Each module in this package defines ``FAMILY = Family(...)``; modules are discovered, so a new
 family adds one small module here and edits no shared table. Everything that used to be a hidden
 family list derives from the descriptors: the catalogue's families and report order
-(:mod:`harness.catalogue`), the comparison an operation uses by default (:mod:`harness.compare`),
+(:mod:`harness.contract.catalogue`), the comparison an operation uses by default
+(:mod:`harness.run.compare`),
 the audit's prefix table (:mod:`harness.audit.report`) and the wire checks read for citations.
 
 A family from outside this package (a plug-in, or the toy family of the tests) is declared by
@@ -28,7 +29,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from agent_tck.harness.errors import HarnessError
+from agent_tck.harness.common.errors import HarnessError
 
 #: Names descriptor modules from outside this package (comma-separated module names).
 ENV = "AGENT_TCK_FAMILIES"
@@ -45,7 +46,7 @@ class Family:
     rule IDs (``<PREFIX>-NNN``, ``<PREFIX>-DNNN``); ``order`` places it in reports (ascending).
     ``operations`` are modules defining ``OPERATIONS`` (the reference implementation of the
     family's operations); ``compare`` maps an operation to the comparison mode its vectors use
-    when they do not say (``harness.compare``); ``wire_checks`` are modules defining
+    when they do not say (``harness.run.compare``); ``wire_checks`` are modules defining
     ``WIRE_CHECKS`` (check name -> rule IDs) for the checks ``agent-tck audit`` runs on captured
     traffic. ``catalogue`` and ``vectors`` default to ``vectors/rules/<name>.yaml`` and
     ``vectors/<name>/`` of the kit; a plug-in family names its own.

@@ -27,7 +27,7 @@ from typing import Any
 from agent_tck.harness.reports import badges, html, junit, markdown, stream
 from agent_tck.harness.reports.redact import redact
 from agent_tck.harness.reports.stream import Run, StreamError, read
-from agent_tck.harness.results import summarize
+from agent_tck.harness.run.results import summarize
 
 __all__ = ["FORMATS", "Run", "StreamError", "read", "redact", "render", "render_folder",
            "summarize", "write_all", "write_views"]

@@ -12,7 +12,7 @@ import re
 
 from agent_tck.harness.reports._text import one_line
 from agent_tck.harness.reports.stream import Run
-from agent_tck.harness.results import CONFORMANT, NOT_CONFORMANT, PARTIAL, RECOMMENDED
+from agent_tck.harness.run.results import CONFORMANT, NOT_CONFORMANT, PARTIAL, RECOMMENDED
 
 COLORS = {RECOMMENDED: "brightgreen", CONFORMANT: "green", NOT_CONFORMANT: "red",
           PARTIAL: "lightgrey"}

@@ -21,7 +21,13 @@ from html import escape
 
 from agent_tck.harness.reports._text import h, label, one_line, pretty_json, visible
 from agent_tck.harness.reports.stream import Run
-from agent_tck.harness.results import CONFORMANT, NOT_CONFORMANT, RECOMMENDED, CaseResult, RuleInfo
+from agent_tck.harness.run.results import (
+    CONFORMANT,
+    NOT_CONFORMANT,
+    RECOMMENDED,
+    CaseResult,
+    RuleInfo,
+)
 
 MAX_DETAILED = 1000  # cases with full details; the rest are in results.jsonl
 MAX_CHIPS = 60  # case chips per rule row

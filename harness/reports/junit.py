@@ -14,7 +14,7 @@ import xml.etree.ElementTree as ET
 
 from agent_tck.harness.reports._text import label, one_line, pretty_json, visible
 from agent_tck.harness.reports.stream import Run
-from agent_tck.harness.results import CaseResult
+from agent_tck.harness.run.results import CaseResult
 
 _FAILING = {"fail", "stale"}
 _SKIPPED = {"not-applicable", "expected-fail"}

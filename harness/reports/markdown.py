@@ -13,7 +13,7 @@ import re
 
 from agent_tck.harness.reports._text import one_line
 from agent_tck.harness.reports.stream import Run
-from agent_tck.harness.results import NOT_CONFORMANT, RECOMMENDED, CaseResult, RuleInfo
+from agent_tck.harness.run.results import NOT_CONFORMANT, RECOMMENDED, CaseResult, RuleInfo
 
 MAX_RULES = 20  # failing rules listed
 MAX_CASES = 3  # failing cases listed per rule

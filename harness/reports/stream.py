@@ -5,7 +5,8 @@ The stream is the report; every view (JUnit, Markdown, HTML, badges) is rendered
 Format: vectors/schema/results.schema.json (header, one record per case, footer). A stream
 without its footer is a truncated run: it parses, is flagged ``truncated``, and gets no verdict.
 
-:mod:`harness.results` holds the typed records and :func:`~harness.results.summarize`, the one
+:mod:`harness.run.results` holds the typed records and :func:`~harness.run.results.summarize`, the
+one
 place where case results become rule statuses and verdicts; the views import them from there.
 """
 
@@ -21,7 +22,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from agent_tck.harness.reports.redact import redact
-from agent_tck.harness.results import (
+from agent_tck.harness.run.results import (
     RESULTS_FORMAT,
     RULE_STATUSES,
     CaseResult,
@@ -159,7 +160,7 @@ class Run:
 def _validators() -> dict[str, Any]:
     from jsonschema import Draft202012Validator
 
-    from agent_tck.harness.data import vectors_dir
+    from agent_tck.harness.common.data import vectors_dir
 
     schema = json.loads((vectors_dir() / "schema" / SCHEMA).read_text(encoding="utf-8"))
     Draft202012Validator.check_schema(schema)

@@ -380,7 +380,7 @@ def parse_scenario_text(text: str, source: str) -> Scenario:
     """A scenario file's text (JSON, or YAML when ``source`` ends in .yaml/.yml).
 
     For trusted text (tests, vectors); ``agent-tck subagents`` reads untrusted files with
-    harness.safe_yaml (no aliases) and strict JSON, then calls :func:`parse_scenario`."""
+    harness.common.safe_yaml (no aliases) and strict JSON, then calls :func:`parse_scenario`."""
     try:
         if source.endswith((".yaml", ".yml")):
             import yaml

@@ -1,6 +1,6 @@
 """The provider wire model: one normal form of a request, one reply reader, one SSE codec.
 
-Shared by vector comparison (``harness.compare``), the audit (``harness.audit.tracker``,
+Shared by vector comparison (``harness.run.compare``), the audit (``harness.audit.tracker``,
 ``harness.audit.rules``) and the mock provider (``harness.mock_provider.model``):
 
 =====================  =========================================================================

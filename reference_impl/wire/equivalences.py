@@ -6,7 +6,7 @@ form (:mod:`reference_impl.wire.normal_form`) applies exactly the rows below, ma
 code that applies each with ``# EQ <key>``; a test holds the table and the marks equal both ways.
 It is used for two purposes:
 
-* ``compare``: vector comparison (``harness.compare``: the implementation's request against the
+* ``compare``: vector comparison (``harness.run.compare``: the implementation's request against the
   expected one; modes ``anthropic-messages`` and ``openai-chat``);
 * ``track``: the audit's conversation tracker (is request N+1 the continuation of request N?),
   WA-D006..WA-D009.

@@ -1,6 +1,6 @@
 """The one normal form of a provider request: what the provider sees, nothing else.
 
-Used by vector comparison (``harness.compare``, purpose ``compare``) and by the audit's
+Used by vector comparison (``harness.run.compare``, purpose ``compare``) and by the audit's
 conversation tracker (:mod:`harness.audit.tracker`, purpose ``track``). Every
 equivalence applied here is a row of :mod:`reference_impl.wire.equivalences` (its reason is
 there), marked ``# EQ <key>`` where it is applied. All functions are pure: they return new
@@ -43,7 +43,7 @@ _MERGED_ROLES = {ANTHROPIC: frozenset({"user", "assistant", "system"}),
                  OPENAI: frozenset({"user"})}
 
 
-# EQ key-order: nothing to rewrite - normal forms are compared as JSON values (harness.compare)
+# EQ key-order: nothing to rewrite - normal forms are compared as JSON values (harness.run.compare)
 # or fingerprinted with members sorted by key (harness.audit.conversation_state.fingerprint).
 
 

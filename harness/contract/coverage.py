@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from agent_tck.harness.catalogue import (
+from agent_tck.harness.contract.catalogue import (
     coverage,
     dangling_citations,
     scenario_citations,
     vector_citations,
     wire_check_citations,
 )
-from agent_tck.harness.vectors import load_cases
+from agent_tck.harness.contract.vectors import load_cases
 
 __all__ = ["all_citations", "coverage", "dangling_citations"]
 

@@ -4,7 +4,7 @@ Each cell (client x API x scenario) gets its own mock provider (in this process,
 the scenario's script), its own audit proxy (``agent-tck audit --listen ... --upstream
 <mock>``, a subprocess, stopped with SIGTERM so it writes its reports) and one run of the
 client's driver pointed at the proxy, with placeholder keys and a bounded time. What the
-audit found and what the driver did go to :mod:`harness.matrix_model`, which makes the
+audit found and what the driver did go to :mod:`harness.matrix.model`, which makes the
 matrix. Nothing leaves 127.0.0.1: the mock and the proxy listen there and the drivers are
 given only their addresses.
 
@@ -37,9 +37,9 @@ from typing import Any
 
 import yaml
 
-from agent_tck.harness import matrix_model as mm
+from agent_tck.harness.matrix import model as mm
 
-MATRIX_DIR = Path(__file__).resolve().parent.parent / "matrix"
+MATRIX_DIR = Path(__file__).resolve().parents[2] / "matrix"  # the checkout (or agent_tck/)
 DEFAULT_REPORT_DIR = Path("reports") / "matrix"
 PLACEHOLDER_KEYS = {"ANTHROPIC_API_KEY": "placeholder-anthropic-key",
                     "OPENAI_API_KEY": "placeholder-openai-key"}

@@ -6,7 +6,7 @@ audit found in its traffic) is folded here into the matrix: one row per rule, on
 client and API, each cell ``pass`` / ``fail`` / ``not-exercised`` / ``could-not-run``. The
 Markdown and HTML views are rendered from the matrix document alone. Installing clients,
 starting the mock provider and the audit proxy and running drivers is
-:mod:`harness.matrix_run`'s job.
+:mod:`harness.matrix.run`'s job.
 
 Verdict of a cell (rule R, column C), strongest first:
 

@@ -1,5 +1,5 @@
 """The one evaluate loop: send a case's operation to an implementation, hold the result against
-the expectation, and record the judgment as a typed :class:`~harness.results.CaseResult`.
+the expectation, and record the judgment as a typed :class:`~harness.run.results.CaseResult`.
 
 Every caller goes through here: ``agent-tck run`` (:func:`run_cases`, the whole stream),
 ``agent-tck mutants``, the pytest plugin's vector items and the kit's own vector tests
@@ -17,11 +17,12 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
 
-from agent_tck.harness.baseline import Entry, judge_against, stale_entries
-from agent_tck.harness.compare import accept_any, compare, first_difference, mode_for
-from agent_tck.harness.outcome import CallResult, Errored, Observed, Output, Rejected
-from agent_tck.harness.protocol import OBSERVE
-from agent_tck.harness.results import (
+from agent_tck.harness.contract.vectors import Case, Expectation
+from agent_tck.harness.run.baseline import Entry, judge_against, stale_entries
+from agent_tck.harness.run.compare import accept_any, compare, first_difference, mode_for
+from agent_tck.harness.run.outcome import CallResult, Errored, Observed, Output, Rejected
+from agent_tck.harness.run.protocol import OBSERVE
+from agent_tck.harness.run.results import (
     CaseResult,
     Footer,
     Header,
@@ -30,8 +31,7 @@ from agent_tck.harness.results import (
     partial,
     summarize,
 )
-from agent_tck.harness.targets import Target
-from agent_tck.harness.vectors import Case, Expectation
+from agent_tck.harness.run.targets import Target
 
 #: Rules no single reply can show, with the protocol 1.1 observations that test them. BO-008:
 #: "without changing Session records" - the caller's memory is seen only when the adapter runs

@@ -8,8 +8,8 @@ from typing import Any
 
 from jsonschema import Draft202012Validator
 
-from agent_tck.harness.data import vectors_dir
-from agent_tck.harness.errors import HarnessError
+from agent_tck.harness.common.data import vectors_dir
+from agent_tck.harness.common.errors import HarnessError
 
 
 def pointer(path: Any) -> str:

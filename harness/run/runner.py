@@ -1,6 +1,6 @@
 """What a run covers: the filters, the cases they select, and the header that says so.
 
-The cases are then run by :func:`harness.evaluate.run_cases`, which yields the typed records
+The cases are then run by :func:`harness.run.evaluate.run_cases`, which yields the typed records
 (header, one per case and operation, footer) that the report writers render.
 """
 
@@ -11,10 +11,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from agent_tck.harness import __version__
-from agent_tck.harness.catalogue import Catalogue
-from agent_tck.harness.evaluate import now
-from agent_tck.harness.results import RESULTS_FORMAT, Header, RuleInfo
-from agent_tck.harness.vectors import Case
+from agent_tck.harness.contract.catalogue import Catalogue
+from agent_tck.harness.contract.vectors import Case
+from agent_tck.harness.run.evaluate import now
+from agent_tck.harness.run.results import RESULTS_FORMAT, Header, RuleInfo
 
 
 @dataclass(frozen=True)

@@ -9,15 +9,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from agent_tck.harness.baseline import load_baseline
-from agent_tck.harness.catalogue import load_catalogue
-from agent_tck.harness.errors import HarnessError
-from agent_tck.harness.evaluate import OBSERVED_RULES, run_cases
-from agent_tck.harness.protocol import OBSERVE
-from agent_tck.harness.results import CaseResult, Footer, Header
-from agent_tck.harness.runner import Filters, header, select
-from agent_tck.harness.targets import InProcessTarget, Target
-from agent_tck.harness.vectors import load_cases
+from agent_tck.harness.common.errors import HarnessError
+from agent_tck.harness.contract.catalogue import load_catalogue
+from agent_tck.harness.contract.vectors import load_cases
+from agent_tck.harness.run.baseline import load_baseline
+from agent_tck.harness.run.evaluate import OBSERVED_RULES, run_cases
+from agent_tck.harness.run.protocol import OBSERVE
+from agent_tck.harness.run.results import CaseResult, Footer, Header
+from agent_tck.harness.run.runner import Filters, header, select
+from agent_tck.harness.run.targets import InProcessTarget, Target
 
 
 @dataclass(frozen=True)
@@ -44,7 +44,7 @@ def open_target(impl: str | None, timeout: float = 10.0) -> tuple[Target, dict[s
         target = InProcessTarget(name=started["implementation"]["name"])
         meta = {**started["implementation"], "operations": sorted(target.operations)}
         return target, {"kind": "in-process"}, meta
-    from agent_tck.harness.subprocess_target import SubprocessTarget
+    from agent_tck.harness.run.subprocess_target import SubprocessTarget
 
     sub = SubprocessTarget(impl, timeout=timeout)
     return sub, {"kind": "subprocess", "command": impl}, sub.implementation.to_json()

@@ -25,8 +25,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from agent_tck.harness.jsonschema_util import pointer, validator
-from agent_tck.harness.outcome import CallResult, Errored, Observed, Output, Rejected
+from agent_tck.harness.common.jsonschema_util import pointer, validator
+from agent_tck.harness.run.outcome import CallResult, Errored, Observed, Output, Rejected
 from agent_tck.reference_impl import strict_json
 
 PROTOCOL_VERSION = 1

@@ -28,9 +28,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from agent_tck.harness import __version__
-from agent_tck.harness.errors import HarnessError
-from agent_tck.harness.outcome import CallResult, Errored, Observed
-from agent_tck.harness.protocol import (
+from agent_tck.harness.common.errors import HarnessError
+from agent_tck.harness.run.outcome import CallResult, Errored, Observed
+from agent_tck.harness.run.protocol import (
     OBSERVE,
     Implementation,
     ProtocolViolation,

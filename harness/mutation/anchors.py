@@ -1,8 +1,9 @@
 """Bring seeded faults up to date with the tree.
 
-``python -m agent_tck.harness.mutant_anchors [YAML...]``
+``python -m agent_tck.harness.mutation.anchors [YAML...]``
 
-A fault (``tests/mutants/<family>.yaml``, :mod:`harness.mutants`) names its ``file`` relative to
+A fault (``tests/mutants/<family>.yaml``, :mod:`harness.mutation.mutants`) names its ``file``
+relative to
 the checkout and the ``function`` its ``find`` snippet lies in. This tool, run from a checkout,
 rewrites the fault files in place (default: every ``tests/mutants/*.yaml``):
 
@@ -30,8 +31,8 @@ from pathlib import Path
 
 import yaml
 
-from agent_tck.harness.errors import HarnessError
-from agent_tck.harness.mutants import Mutant, definitions, find_checkout, locate
+from agent_tck.harness.common.errors import HarnessError
+from agent_tck.harness.mutation.mutants import Mutant, definitions, find_checkout, locate
 
 #: ``file`` values of the flat layout (relative to reference_impl/) -> paths in the checkout.
 OLD_FILES = {

@@ -1,8 +1,8 @@
 """The one small interface the runner and the Gherkin steps talk to (an injected transport).
 
 ``InProcessTarget`` calls the reference implementation's operation registry directly;
-``harness.subprocess_target.SubprocessTarget`` speaks the adapter protocol to any program.
-Both return :mod:`harness.outcome` values and never raise for a misbehaving implementation.
+``harness.run.subprocess_target.SubprocessTarget`` speaks the adapter protocol to any program.
+Both return :mod:`harness.run.outcome` values and never raise for a misbehaving implementation.
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ import traceback
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
-from agent_tck.harness.outcome import CallResult, Errored, Observed, Output, Rejected
-from agent_tck.harness.protocol import OBSERVE
+from agent_tck.harness.run.outcome import CallResult, Errored, Observed, Output, Rejected
+from agent_tck.harness.run.protocol import OBSERVE
 
 
 class Target(Protocol):

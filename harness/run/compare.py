@@ -130,7 +130,7 @@ def accept_any(expectation: Any, result: Any, evaluate: Callable[[Any, Any], Any
     reading does otherwise, vectors/README.md "Accepted alternatives"), the vector lists each
     accepted outcome; the result passes when it satisfies any of them. A failure says why it
     matched none, alternative by alternative. ``evaluate`` holds one outcome against one plain
-    expectation (``harness.evaluate.evaluate``) and returns its verdict value.
+    expectation (``harness.run.evaluate.evaluate``) and returns its verdict value.
     """
     import dataclasses
 

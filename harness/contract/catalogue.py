@@ -16,9 +16,9 @@ from pathlib import Path
 import yaml
 
 from agent_tck.harness import families as _families
-from agent_tck.harness.data import features_dir, vectors_dir
-from agent_tck.harness.errors import HarnessError
-from agent_tck.harness.jsonschema_util import validate
+from agent_tck.harness.common.data import features_dir, vectors_dir
+from agent_tck.harness.common.errors import HarnessError
+from agent_tck.harness.common.jsonschema_util import validate
 
 LEVELS = ("MUST", "SHOULD", "MAY")
 RULE_ID = re.compile(r"^[A-Z]{2,4}-D?[0-9]{3}$")

@@ -8,7 +8,7 @@ the snippet lies in (``Serializer.serialize``, a module-level ``build``, or a mo
 table such as ``TURN_TABLE``), and the snippet must occur exactly once inside it. So moving code
 cannot silently invalidate a fault: a file, definition or snippet that is gone, or a snippet
 that occurs twice, is an error naming the fault
-(``python -m agent_tck.harness.mutant_anchors`` fills ``function`` and maps old file names).
+(``python -m agent_tck.harness.mutation.anchors`` fills ``function`` and maps old file names).
 Each mutant is applied to a fresh copy of the top-level package holding its file and the whole
 vector suite is run against it in process. The mutant is *killed* for a rule when a vector citing
 that rule fails; every MUST rule of every family
@@ -37,9 +37,9 @@ from typing import Any
 
 import yaml
 
-from agent_tck.harness.errors import HarnessError
+from agent_tck.harness.common.errors import HarnessError
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]  # the checkout
 #: the top-level packages a fault may target
 PACKAGES = ("reference_impl", "harness")
 MUTANTS_DIR = ROOT / "tests" / "mutants"
@@ -101,7 +101,7 @@ def load_mutants(folder: Path = MUTANTS_DIR) -> list[Mutant]:
             where = f"{path}#/mutants/{index}"
             missing = {"name", "rules", "file", "function", "find", "replace"} - set(item)
             if missing:
-                hint = (" (python -m agent_tck.harness.mutant_anchors fills it in)"
+                hint = (" (python -m agent_tck.harness.mutation.anchors fills it in)"
                         if missing == {"function"} else "")
                 raise HarnessError("MUTANT_INVALID", f"fault {item.get('name')!r}: missing "
                                    f"{sorted(missing)}{hint}", where)
@@ -199,10 +199,10 @@ def apply(mutant: Mutant, root: Path) -> None:
 def _worker(paths: Sequence[str]) -> dict[str, Any]:
     """In a fresh process: run every vector against each mutated copy; report failures."""
     import agent_tck
-    from agent_tck.harness.catalogue import load_catalogue
-    from agent_tck.harness.evaluate import failures
-    from agent_tck.harness.targets import InProcessTarget
-    from agent_tck.harness.vectors import load_cases
+    from agent_tck.harness.contract.catalogue import load_catalogue
+    from agent_tck.harness.contract.vectors import load_cases
+    from agent_tck.harness.run.evaluate import failures
+    from agent_tck.harness.run.targets import InProcessTarget
 
     cases = load_cases(known_rules=load_catalogue().by_id)
     results: dict[str, Any] = {}
@@ -252,7 +252,7 @@ def run_mutants(mutants: Sequence[Mutant], *, jobs: int = 2,
                 return {}
             env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
             proc = subprocess.run(
-                [sys.executable, "-m", "agent_tck.harness.mutants", "--worker", *batch],
+                [sys.executable, "-m", "agent_tck.harness.mutation.mutants", "--worker", *batch],
                 capture_output=True, text=True, env=env, cwd=root, timeout=900, check=False,
             )
             if proc.returncode != 0:

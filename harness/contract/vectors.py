@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from agent_tck.harness import families
-from agent_tck.harness.data import vectors_dir
-from agent_tck.harness.errors import HarnessError
-from agent_tck.harness.jsonschema_util import validate
+from agent_tck.harness.common.data import vectors_dir
+from agent_tck.harness.common.errors import HarnessError
+from agent_tck.harness.common.jsonschema_util import validate
 from agent_tck.reference_impl.strict_json import StrictJSONError, loads
 
 _NOT_VECTORS = {"schema", "rules"}

@@ -24,9 +24,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from agent_tck.harness.errors import HarnessError
-from agent_tck.harness.results import CaseResult
-from agent_tck.harness.safe_yaml import YAMLInputError, load
+from agent_tck.harness.common.errors import HarnessError
+from agent_tck.harness.common.safe_yaml import YAMLInputError, load
+from agent_tck.harness.run.results import CaseResult
 
 FAILING = {"fail", "errored"}
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-_PACKAGE = Path(__file__).resolve().parent
+_PACKAGE = Path(__file__).resolve().parents[1]  # harness/ (this file is harness/common/data.py)
 _REPO = _PACKAGE.parent  # the checkout, or agent_tck/ in site-packages
 
 
