@@ -117,7 +117,9 @@ def _add_run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--only-vectors", action="store_true",
                    help="run only the --vectors files, not the built-in ones")
     p.add_argument("--report-dir", type=Path, metavar="DIR",
-                   help="where to write the reports (default: reports/<implementation-name>)")
+                   help="write the reports into exactly DIR (default: a new run folder "
+                        "reports/<implementation-name>/<timestamp>/, and "
+                        "reports/<implementation-name>/latest)")
     p.add_argument("--timeout", type=positive_seconds, default=10.0, metavar="SECONDS",
                    help="per-case timeout for --impl (default 10)")
     p.add_argument("--strict", action="store_true",

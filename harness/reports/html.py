@@ -122,6 +122,10 @@ def _facts(run: Run) -> str:
             f"{k}: {', '.join(v) if isinstance(v, list) else v}"
             for k, v in (("family", f.get("family")), ("rule", f.get("rule")), ("k", f.get("k")))
             if v) + " (the verdict covers these only)"))
+    if run.sources:
+        rows.append(("merged from", "; ".join(
+            f"{s.get('results')}: {s.get('implementation')} (agent-tck {s.get('tck_version')}, "
+            f"{s.get('verdict')})" for s in run.sources)))
     counts = run.counts
     rows.append(("cases", f"{len(run.cases)}: " + ", ".join(
         f"{counts.get(k, 0)} {k}" for k in STATUS_LABEL if counts.get(k))))
