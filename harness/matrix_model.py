@@ -4,7 +4,7 @@ Plain data in, plain data out: scenarios and the client registry are validated h
 cells to run are planned here, and the outcome of every run (what a driver did and what the
 audit found in its traffic) is folded here into the matrix: one row per rule, one column per
 client and API, each cell ``pass`` / ``fail`` / ``not-exercised`` / ``could-not-run``. The
-The Markdown view (here) and the HTML view
+Markdown view (here) and the HTML view
 (harness/reports/matrix_html.py) are rendered from the matrix document alone. Installing
 clients, starting the mock provider and the audit proxy and running drivers is
 :mod:`harness.matrix_run`'s job.

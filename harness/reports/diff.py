@@ -23,6 +23,7 @@ from typing import Any
 
 MAX_DIFFERENCES = 100
 MAX_LINES = 3000
+MAX_ALIGNED = 250_000  # list lengths multiplied: above it, lists are compared item by item
 
 
 @dataclass(frozen=True)
@@ -68,11 +69,17 @@ def _walk(expected: Any, actual: Any, e_at: str, a_at: str) -> Iterator[Differen
         yield Difference("changed", e_at, a_at, expected, actual)
 
 
-def _walk_list(expected: list[Any], actual: list[Any], e_at: str,
-               a_at: str) -> Iterator[Difference]:
+def _opcodes(expected: list[Any], actual: list[Any]) -> list[tuple[str, int, int, int, int]]:
+    if len(expected) * len(actual) > MAX_ALIGNED:  # too long to align: item by item
+        return [("replace", 0, len(expected), 0, len(actual))]
     matcher = SequenceMatcher(None, [_canon(x) for x in expected], [_canon(x) for x in actual],
                               autojunk=False)
-    for op, e1, e2, a1, a2 in matcher.get_opcodes():
+    return matcher.get_opcodes()
+
+
+def _walk_list(expected: list[Any], actual: list[Any], e_at: str,
+               a_at: str) -> Iterator[Difference]:
+    for op, e1, e2, a1, a2 in _opcodes(expected, actual):
         if op == "equal":
             continue
         paired = min(e2 - e1, a2 - a1)  # replaced items: look inside, pair by pair
