@@ -211,7 +211,8 @@ def _matrix(run: Run, anchors: Mapping[int, int], texts: Mapping[str, RuleText])
         verdict = v.verdict if v else "incomplete"
         counts = run.rule_counts(family)
         rows = [f'<tr><th class="fam" colspan="5" scope="rowgroup">{h(family)} '
-                f'<span class="muted">({len(rules)} rules · {h(verdict)})</span> '
+                f'<span class="muted">({len(rules)} rule{"s" if len(rules) != 1 else ""} · '
+                f"{h(verdict)})</span> "
                 f"{chart(counts, f'{family} rules')}</th></tr>"]
         for rule in rules:
             cases = run.cases_by_rule.get(rule.id, ())

@@ -23,8 +23,9 @@ _ORDER = ("pass", "fail", "warn", "not-exercised", "could-not-run")
 _NOTES = {"pass": "every scenario naming the rule passed (pass*: some could not be expressed "
                   "by the client)",
           "fail": "a MUST rule broken", "warn": "a SHOULD rule broken",
-          "not-exercised": "not expressible by the client, or not checked on that API",
-          "could-not-run": "a scenario could not run (its log says why)"}
+          "not-exercised": "not exercised: not expressible by the client, or not checked on "
+                           "that API",
+          "could-not-run": "could not run: a scenario did not run (its log says why)"}
 
 
 def cell_state(cell: Mapping[str, Any]) -> str:
@@ -34,10 +35,13 @@ def cell_state(cell: Mapping[str, Any]) -> str:
     return str(cell["status"])
 
 
+_WORDS = {"pass": "✓ pass", "fail": "✗ FAIL", "warn": "▲ warn", "not-exercised": "— n/e",
+          "could-not-run": "⊘ n/r"}
+
+
 def _cell_words(cell: Mapping[str, Any]) -> str:
     state = cell_state(cell)
-    text = {"pass": "✓ pass", "fail": "✗ FAIL", "warn": "▲ warn",
-            "not-exercised": "— n/e", "could-not-run": "⊘ n/r"}.get(state, state)
+    text = _WORDS.get(state, state)
     if state == "pass" and any("not expressible" in n for n in cell.get("notes", ())):
         text += "*"
     return f'<span class="st st-{escape(state)}">{escape(text)}</span>'
@@ -139,7 +143,7 @@ def render(doc: Mapping[str, Any], texts: Mapping[str, RuleText] | None = None) 
         '<nav class="toolbar" aria-label="contents"><a href="#matrix">matrix</a>'
         '<a href="#findings">findings</a><a href="#runs">runs that did not complete</a>'
         f'<a href="#agents">agents</a>{failures_toggle("rules with a finding")}</nav>',
-        legend(_ORDER, _NOTES),
+        legend(_ORDER, _NOTES, _WORDS),
         f'<table class="matrix" id="matrix"><thead><tr><th scope="col">rule</th>'
         f"{_columns_head(doc['columns'])}</tr></thead>{_rows(doc, texts)}</table>",
         f'<h2 id="findings">Findings</h2>{_findings(doc)}',

@@ -149,10 +149,14 @@ def failures_toggle(what: str = "failing rules and cases") -> str:
             f"{escape(what)}</label>")
 
 
-def legend(states: Sequence[str], notes: Mapping[str, str] | None = None) -> str:
-    """A legend of status chips, each with an optional explanation."""
-    notes = notes or {}
-    items = "".join(f"<span>{status(s)}"
+def legend(states: Sequence[str], notes: Mapping[str, str] | None = None,
+           words: Mapping[str, str] | None = None) -> str:
+    """A legend of status chips (``words``: a chip's text where it is not the usual label),
+    each with an optional explanation."""
+    notes, words = notes or {}, words or {}
+    chip = {s: (f'<span class="st st-{escape(s)}">{escape(words[s])}</span>' if s in words
+                else status(s)) for s in states}
+    items = "".join(f"<span>{chip[s]}"
                     + (f' <span class="muted">{escape(notes[s])}</span>' if s in notes else "")
                     + "</span>" for s in states)
     return f'<div class="legend" role="list" aria-label="legend">{items}</div>'
