@@ -14,6 +14,7 @@ from typing import Any
 
 from agent_tck.harness.errors import HarnessError
 from agent_tck.harness.reports.stream import Run
+from agent_tck.harness.results import CaseResult
 
 
 def register(subparsers: Any) -> None:
@@ -67,7 +68,7 @@ def merge_runs(runs: Sequence[Run], name: str | None = None) -> Run:
             raise HarnessError("RESULTS_MERGE",
                                "results of another catalogue cannot be merged "
                                f"with {first.source}", run.source)
-    cases = []
+    cases: list[CaseResult] = []
     for n, run in enumerate(runs, 1):
         for c in run.cases:
             cases.append(replace(c, seq=len(cases), case=f"{n}:{c.case}"))

@@ -16,7 +16,7 @@ Pure functions over plain data.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 from typing import Any
@@ -69,7 +69,8 @@ def _walk(expected: Any, actual: Any, e_at: str, a_at: str) -> Iterator[Differen
         yield Difference("changed", e_at, a_at, expected, actual)
 
 
-def _opcodes(expected: list[Any], actual: list[Any]) -> list[tuple[str, int, int, int, int]]:
+def _opcodes(expected: list[Any],
+             actual: list[Any]) -> Sequence[tuple[str, int, int, int, int]]:
     if len(expected) * len(actual) > MAX_ALIGNED:  # too long to align: item by item
         return [("replace", 0, len(expected), 0, len(actual))]
     matcher = SequenceMatcher(None, [_canon(x) for x in expected], [_canon(x) for x in actual],
