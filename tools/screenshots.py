@@ -12,7 +12,9 @@ Runs, from this checkout, the real commands a user runs and photographs what the
   rule's text;
 * ``matrix.png``: ``agent-tck matrix --offline`` for the Python ``anthropic`` and ``openai``
   clients (installed with the test extras; about two minutes), or the page rendered from a
-  matrix.json you give with ``--matrix-json``.
+  matrix.json you give with ``--matrix-json`` (its ``cells/`` folder beside it);
+* ``audit.png``: the audit report (``agent-tck audit``, behind the matrix) of the first cell
+  with a finding.
 
 Needs ``chromium`` (Debian: ``apt-get install chromium``). Chromium runs with a new profile in a
 temporary folder, no network services, no sandbox (it runs as root in CI containers).
@@ -80,7 +82,7 @@ def only(html: str, start: str, end: str) -> str:
 
 
 def run_reports(work: Path) -> dict[str, Path]:
-    impl = f"{sys.executable} {FLATTENING}"
+    impl = f"{sys.executable} {FLATTENING.relative_to(ROOT)}"  # run from the checkout
     agent_tck("run", "--report-dir", str(work / "passing"))
     agent_tck("run", "--impl", impl, "--family", "block-omission",
               "--report-dir", str(work / "failing"))
@@ -95,19 +97,29 @@ def run_reports(work: Path) -> dict[str, Path]:
             "run-failing-case.png": focused}
 
 
-def matrix_page(work: Path, matrix_json: Path | None) -> Path:
+def matrix_pages(work: Path, matrix_json: Path | None) -> dict[str, Path]:
+    """matrix.html and the audit report of the first cell with a finding (re-rendered from its
+    results.jsonl, so it is in this checkout's look)."""
     if matrix_json is None:
-        out = work / "matrix"
         agent_tck("matrix", "--offline", "--clients", "py-anthropic", "py-openai",
-                  "--report-dir", str(out))
-        return out / "matrix.html"
+                  "--report-dir", str(work / "matrix"))
+        matrix_json = work / "matrix" / "matrix.json"
     sys.path.insert(0, str(ROOT / "src"))
     from agent_tck.harness.reports import matrix_html
 
-    page = work / "matrix.html"
-    page.write_text(matrix_html.render(json.loads(matrix_json.read_text(encoding="utf-8"))),
-                    encoding="utf-8")
-    return page
+    doc = json.loads(matrix_json.read_text(encoding="utf-8"))
+    pages = {"matrix.png": work / "matrix.html"}
+    pages["matrix.png"].write_text(matrix_html.render(doc), encoding="utf-8")
+    reports = [f["report"] for c in doc["columns"] for cell in c["cells"]
+               for f in cell.get("findings", ())]
+    results = matrix_json.parent / reports[0] / "results.jsonl" if reports else None
+    if results is not None and results.is_file():
+        proc = subprocess.run([sys.executable, "-m", "agent_tck", "report", str(results),
+                               "--format", "html"], cwd=ROOT, capture_output=True, text=True,
+                              check=True)
+        pages["audit.png"] = work / "audit.html"
+        pages["audit.png"].write_text(proc.stdout, encoding="utf-8")
+    return pages
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -123,8 +135,9 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="agent-tck-screenshots-") as tmp:
         work = Path(tmp)
         pages = run_reports(work)
-        pages["matrix.png"] = matrix_page(work, args.matrix_json)
-        sizes = {"run-failing-case.png": "1400,2300", "matrix.png": "1400,1300"}
+        pages.update(matrix_pages(work, args.matrix_json))
+        sizes = {"run-failing-case.png": "1400,2300", "matrix.png": "1400,1300",
+                 "audit.png": "1400,1300"}
         for name, page in pages.items():
             png = screenshot(browser, page, args.out / name, sizes.get(name, "1400,1200"))
             print(f"{png.relative_to(ROOT) if png.is_relative_to(ROOT) else png}")
