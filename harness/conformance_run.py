@@ -16,7 +16,13 @@ from agent_tck.harness.catalogue import load_catalogue
 from agent_tck.harness.errors import HarnessError
 from agent_tck.harness.evaluate import OBSERVED_RULES, run_cases
 from agent_tck.harness.protocol import OBSERVE
-from agent_tck.harness.reports.runs import LATEST, mark_latest, new_run_folder, safe_name
+from agent_tck.harness.reports.runs import (
+    LATEST,
+    REPORTS_ROOT,
+    mark_latest,
+    new_run_folder,
+    safe_name,
+)
 from agent_tck.harness.results import CaseResult, Footer, Header
 from agent_tck.harness.runner import Filters, header, select
 from agent_tck.harness.targets import InProcessTarget, Target
@@ -202,14 +208,14 @@ def _report_folder(report_dir: Path | None, name: str) -> Path:
     created and known to take a file before any case runs."""
     try:
         if report_dir is None:
-            folder = new_run_folder(Path("reports") / safe_name(name), datetime.now(UTC))
+            folder = new_run_folder(REPORTS_ROOT / safe_name(name), datetime.now(UTC))
         else:
             folder = report_dir
         _check_writable(folder)
     except OSError as exc:
         raise HarnessError("REPORT_DIR", f"cannot write the reports there: "
                                          f"{exc.strerror or exc}",
-                           str(report_dir or Path("reports") / safe_name(name))) from None
+                           str(report_dir or REPORTS_ROOT / safe_name(name))) from None
     return folder
 
 

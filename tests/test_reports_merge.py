@@ -92,6 +92,7 @@ def test_results_of_different_implementations_are_refused_without_a_name(
     # another version of the same implementation is another implementation too
     c = _written(tmp_path, "c", _other_impl(passing_records(), version="2.0"))
     assert main(["report", "--merge", str(a), str(c)]) == 2
+    assert main(["report", "--name", "fleet", str(a)]) == 2  # --name is for --merge
     assert main(["report", "--merge", "--name", "fleet", str(a), str(b), "--format", "html"]) == 0
     page = capsys.readouterr().out
     assert "agent-tck: fleet" in page

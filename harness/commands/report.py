@@ -96,9 +96,10 @@ def _overall(run: Run) -> str:
 
 def report(args: argparse.Namespace) -> int:
     from agent_tck.harness.reports import StreamError, read, render
+    from agent_tck.harness.reports.runs import REPORTS_ROOT
 
     if getattr(args, "list", False):
-        return _list(args.results or [Path("reports")])
+        return _list(args.results or [REPORTS_ROOT])
     if not args.results:
         raise HarnessError("USAGE", "give a results.jsonl to render (or --list)")
     if len(args.results) > 1 and not args.merge:
@@ -111,6 +112,8 @@ def report(args: argparse.Namespace) -> int:
         except (StreamError, OSError) as exc:
             raise HarnessError("RESULTS_INVALID", str(exc), str(path)) from exc
     name = getattr(args, "name", None)
+    if name is not None and not args.merge:
+        raise HarnessError("USAGE", "--name names a merged report: give it with --merge")
     sys.stdout.write(render(merge_runs(runs, name) if args.merge else runs[0], args.format))
     return 0
 

@@ -29,7 +29,10 @@ from agent_tck.harness.reports._text import one_line
 LATEST = "latest"
 RESULTS = "results.jsonl"
 _STAMP = "%Y%m%dT%H%M%SZ"
-_TAIL = 64 * 1024  # bytes read from the end of a results.jsonl to find its footer
+_HEAD = 16 * 1024 * 1024  # longest header line read (it lists every rule of the run)
+_TAIL = 1024 * 1024  # bytes read from the end of a results.jsonl to find its footer
+#: where ``agent-tck run`` keeps its run folders, and what ``report --list`` lists by default
+REPORTS_ROOT = Path("reports")
 
 
 def safe_name(name: str) -> str:
@@ -171,7 +174,7 @@ def _ends(path: Path) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
     """(header, footer) of a results stream from its first line and its last complete one."""
     try:
         with path.open("rb") as handle:
-            first = handle.readline(_TAIL)
+            first = handle.readline(_HEAD)
             handle.seek(0, os.SEEK_END)
             size = handle.tell()
             handle.seek(max(0, size - _TAIL))
