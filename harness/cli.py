@@ -2,7 +2,8 @@
 
 Exit codes: 0 success (every applicable MUST rule passes), 1 rule failures, 2 usage or input
 errors (a malformed vector, an adapter that does not start...), 141 when the reader of stdout
-went away (``agent-tck rules | head -3``: quiet, like any tool killed by SIGPIPE).
+went away (``agent-tck rules | head -3``: quiet, like any tool killed by SIGPIPE); ``run`` goes
+quiet instead and finishes, with its reports and its verdict's exit code.
 """
 
 from __future__ import annotations
