@@ -10,9 +10,10 @@ Runs, from this checkout, the real commands a user runs and photographs what the
 * ``run-failing-case.png``: the same adapter on ``--rule BO-001``, with the first failing case
   and the rule's row opened, as a click would open them: the highlighted difference and the
   rule's text;
-* ``matrix.png``: ``agent-tck matrix --offline`` for the Python ``anthropic`` and ``openai``
-  clients (installed with the test extras; about two minutes), or the page rendered from a
-  matrix.json you give with ``--matrix-json`` (its ``cells/`` folder beside it);
+* ``matrix.png`` (its first cell opened): ``agent-tck matrix --offline`` for the Python
+  ``anthropic`` and ``openai`` clients (installed with the test extras; about two minutes), or
+  the page rendered from a matrix.json you give with ``--matrix-json`` (its ``cells/`` folder
+  beside it);
 * ``audit.png``: the audit report (``agent-tck audit``, behind the matrix) of the first cell
   with a finding.
 
@@ -109,7 +110,10 @@ def matrix_pages(work: Path, matrix_json: Path | None) -> dict[str, Path]:
 
     doc = json.loads(matrix_json.read_text(encoding="utf-8"))
     pages = {"matrix.png": work / "matrix.html"}
-    pages["matrix.png"].write_text(matrix_html.render(doc), encoding="utf-8")
+    # the first cell opened, as a click opens it
+    page = matrix_html.render(doc).replace('<td class="cell"><details>',
+                                           '<td class="cell"><details open>', 1)
+    pages["matrix.png"].write_text(page, encoding="utf-8")
     reports = [f["report"] for c in doc["columns"] for cell in c["cells"]
                for f in cell.get("findings", ())]
     results = matrix_json.parent / reports[0] / "results.jsonl" if reports else None

@@ -63,6 +63,8 @@ def _finding(f: Mapping[str, Any]) -> str:
 def _cell(column: Mapping[str, Any], rule_id: str, cell: Mapping[str, Any]) -> str:
     notes = "".join(f"<li>{h(n)}</li>" for n in cell.get("notes", ()))
     findings = cell.get("findings") or []
+    notes += "".join(f"<li>{h(f['scenario'])}: {h(f['severity'])} at request {h(f['exchange'])}"
+                     f" <code>{h(f['pointer'])}</code></li>" for f in findings)
     more = (f'<p><a href="#{h(_anchor(column, rule_id))}">{len(findings)} finding'
             f"{'s' if len(findings) != 1 else ''} below</a></p>") if findings else ""
     return (f'<td class="cell"><details><summary>{_cell_words(cell)}</summary>'
