@@ -2,7 +2,8 @@
 
 Exit codes: 0 success (every applicable MUST rule passes), 1 rule failures, 2 usage or input
 errors (a malformed vector, an adapter that does not start...), 141 when the reader of stdout
-went away (``agent-tck rules | head -3``: quiet, like any tool killed by SIGPIPE).
+went away (``agent-tck rules | head -3``: quiet, like any tool killed by SIGPIPE); ``run`` goes
+quiet instead and finishes, with its reports and its verdict's exit code.
 """
 
 from __future__ import annotations
@@ -117,7 +118,9 @@ def _add_run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--only-vectors", action="store_true",
                    help="run only the --vectors files, not the built-in ones")
     p.add_argument("--report-dir", type=Path, metavar="DIR",
-                   help="where to write the reports (default: reports/<implementation-name>)")
+                   help="write the reports into exactly DIR (default: a new run folder "
+                        "reports/<implementation-name>/<timestamp>/, and "
+                        "reports/<implementation-name>/latest)")
     p.add_argument("--timeout", type=positive_seconds, default=10.0, metavar="SECONDS",
                    help="per-case timeout for --impl (default 10)")
     p.add_argument("--strict", action="store_true",

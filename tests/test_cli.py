@@ -253,7 +253,7 @@ def test_report_dir_naming_a_file_is_a_usage_error(tmp_path, capsys):
 
 
 def test_an_adapter_name_never_escapes_the_reports_folder():
-    from agent_tck.harness.run.conformance_run import _safe
+    from agent_tck.harness.reports.runs import safe_name as _safe
 
     assert _safe("..") == "implementation" and _safe(".") == "implementation"
     assert _safe("../../etc") == ".._.._etc" and _safe("my-impl 2") == "my-impl_2"

@@ -84,7 +84,7 @@ def test_the_written_matrix_matches_its_schema(matrix: dict[str, Any]) -> None:
     jsonschema.Draft202012Validator(schema).validate(written)
     assert written["columns"] == matrix["doc"]["columns"]
     assert (matrix["out"] / "matrix.md").read_text().startswith("# Conformance matrix")
-    assert "<table>" in (matrix["out"] / "matrix.html").read_text()
+    assert '<table class="matrix" id="matrix">' in (matrix["out"] / "matrix.html").read_text()
 
 
 def test_a_known_violation_is_a_fail_cell_with_its_rule_pointer_and_excerpt(

@@ -160,7 +160,9 @@ def test_the_document_validates_and_renders() -> None:
     md = mm.render_markdown(doc)
     assert "| BO-001 Reasoning | FAIL |" in md
     assert "cells/a.anthropic.s1/audit/report.html" in md
-    page = mm.render_html(doc)
+    from agent_tck.harness.reports import matrix_html
+
+    page = matrix_html.render(doc)
     assert "&lt;thinking&gt;" in page
     assert "<thinking>" not in page
     assert "cannot be scripted" in page

@@ -75,7 +75,8 @@ def test_the_unpacked_wheel_runs_the_suite_outside_the_checkout(wheels, tmp_path
     wheels["standard"].extractall(site)
     env = {**os.environ, "PYTHONPATH": str(site)}  # before the editable install's entry
     probe = subprocess.run(
-        [sys.executable, "-c", "import agent_tck.harness.common.data as d, agent_tck.reference_impl as r;"
+        [sys.executable, "-c", "import agent_tck.harness.common.data as d,"
+         " agent_tck.reference_impl as r;"
          "from agent_tck.harness.mock_provider.server import load_openapi_document as o;"
          "o(); print(d.vectors_dir()); print(r.__file__)"],
         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120, check=True)

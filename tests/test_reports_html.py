@@ -11,13 +11,17 @@ from html.parser import HTMLParser
 import pytest
 from reports_sample_runs import (
     SECRETS,
+    case,
     failing_records,
+    footer,
+    header,
     hostile_records,
     passing_records,
     truncated_records,
 )
 
 from agent_tck.harness.reports import html
+from agent_tck.harness.reports.rule_texts import RuleText
 from agent_tck.harness.reports.stream import parse_lines
 
 VOID = {"meta", "br", "img", "input", "link", "hr", "col", "wbr", "source"}
@@ -104,7 +108,7 @@ def test_the_matrix_groups_rules_by_family_with_level_title_and_labelled_status(
     assert '<span class="st st-fail">✗ fail</span>' in row
     for status, words in [("BO-003", "⚠ errored"), ("BO-D001", "– n/a"),
                           ("IH-001", "✗ expected fail")]:
-        row = re.search(rf'<tr id="rule-{status}">(.*?)</tr>', text).group(1)
+        row = re.search(rf'<tr id="rule-{status}"(?: class="ok")?>(.*?)</tr>', text).group(1)
         assert words in row
     assert '<span class="dec" title="a suite decision, ours">decision</span>' in text
 
@@ -113,7 +117,7 @@ def test_each_failing_chip_links_to_details_with_input_expected_and_actual():
     text, page = render(failing_records())
     links = [a["href"] for a in page.find("a") if (a.get("href") or "").startswith("#case-")]
     assert links and {href[1:] for href in links} <= page.ids()
-    details = {a["id"]: a for a in page.find("details")}
+    details = {a["id"]: a for a in page.find("details", **{"class": "case"})}
     assert len(details) == 4  # fail, errored, expected-fail, stale; not pass or n/a
     block = re.search(r'<details class="case" id="case-0">(.*?)</details>', text, re.S).group(1)
     assert "bo-reasoning-2" in block
@@ -131,7 +135,7 @@ def test_verdicts_are_shown_with_the_failing_must_rules_named():
     assert '<span class="verdict v-no">✗ not conformant</span>' in text
     assert "MUST not passing: BO-001, BO-002" in text
     text, _ = render(passing_records())
-    assert '<span class="verdict v-rec">✓ conformant, recommended</span>' in text
+    assert '<span class="verdict v-ok">✓ conformant, recommended</span>' in text
 
 
 def test_a_truncated_run_is_shown_as_such_without_a_verdict():
@@ -167,3 +171,100 @@ def test_big_inputs_and_many_cases_are_capped():
     text, _ = render(records)
     assert "more characters in results.jsonl" in text
     assert len(text) < 120_000
+
+
+# --- issue 23: a report a person reads at a glance -------------------------------------------
+
+
+def _case_block(text: str, index: int) -> str:
+    return re.search(rf'<details class="case" id="case-{index}">(.*?)</details>\s*(?=<details '
+                     rf'class="case"|<script|<p class="muted">…)', text, re.S).group(1)
+
+
+def test_the_difference_is_listed_by_path_and_highlighted_in_both_columns():
+    cases = [case(1, "bo-sig", ["BO-001"], "fail", message="output differs",
+                  expected={"output": {"messages": [{"role": "assistant", "content": [
+                      {"type": "thinking", "thinking": "t", "signature": "s1"}]}]}},
+                  actual={"output": {"messages": [{"role": "assistant", "content": [
+                      {"type": "thinking", "thinking": "t"}]}], "extra": True}})]
+    text, _ = render([header(), *cases, footer(cases)])
+    block = _case_block(text, 0)
+    assert "Differences (2 paths)" in block
+    assert '<tr class="d-missing"><td>/output/messages/0/content/0/signature</td>' in block
+    assert '<tr class="d-extra"><td>/output/extra</td>' in block
+    expected = block.split("<h4>Expected</h4>")[1].split("<h4>Actual</h4>")[0]
+    actual = block.split("<h4>Actual</h4>")[1]
+    assert re.search(r'<span class="hl hl-missing"> +&quot;signature&quot;: &quot;s1&quot;</span>',
+                     expected)
+    assert '<span class="hl hl-extra">    &quot;extra&quot;: true</span>' in actual
+    assert expected.count('class="hl ') == 1 and actual.count('class="hl ') == 1
+
+
+def test_a_rejection_is_diffed_on_its_code_only_and_an_errored_case_not_at_all():
+    cases = [case(1, "bo-code", ["BO-001"], "fail", expected={"error": {"code": "A"}},
+                  actual={"error": {"code": "B", "message": "m"}}),
+             case(2, "bo-err", ["BO-001"], "errored")]
+    text, _ = render([header(), *cases, footer(cases)])
+    assert "Differences (1 path)" in _case_block(text, 0)
+    assert '<tr class="d-changed"><td>/error/code</td>' in text
+    assert "Differences" not in _case_block(text, 1)
+
+
+def test_every_rule_id_links_to_its_row_which_opens_to_the_rules_words():
+    texts = {"BO-001": RuleText("A reasoning block in user input is left out.",
+                                "000_abc.txt", "The serializer omits reasoning blocks.")}
+    text = html.render(parse_lines(json.dumps(r) for r in failing_records()), texts=texts)
+    page = Page()
+    page.feed(text)
+    rule_links = {a["href"][1:] for a in page.find("a")
+                  if (a.get("href") or "").startswith("#rule-")}
+    assert {"rule-BO-001", "rule-BO-002"} <= rule_links <= page.ids()
+    row = re.search(r'<tr id="rule-BO-001">(.*?)</tr>', text, re.S).group(1)
+    assert "<details><summary>Omit reasoning blocks from user input</summary>" in row
+    assert "A reasoning block in user input is left out." in row and ">MUST</strong>" in row
+    assert "“The serializer omits reasoning blocks.”" in row and "note 000" in row
+    assert "Cases citing it (2)" in row and 'href="#case-0"' in row
+    other = re.search(r'<tr id="rule-BO-002">(.*?)</tr>', text, re.S).group(1)
+    assert "has no text for this rule" in other
+
+
+def test_a_builtin_case_names_its_vector_file():
+    from agent_tck.harness.reports.rule_texts import case_file, case_files
+
+    some_id, where = next(iter(case_files().items()))
+    assert where.startswith("vectors/") and where.endswith(".json")
+    assert case_file(f"2:{some_id}") == where  # a merged run's prefix
+    assert case_file("no-such-case") is None
+    cases = [case(1, some_id, ["BO-001"], "fail")]
+    text, _ = render([header(), *cases, footer(cases)])
+    assert f"in <code>{where}</code>" in _case_block(text, 0)
+
+
+def test_contents_failures_only_toggle_and_a_chart_per_family():
+    text, page = render(failing_records())
+    assert page.find("input", id="only-failures", type="checkbox")
+    assert "body:has(#only-failures:checked) .ok{display:none}" in page.styles[0]
+    nav = re.search(r'<nav class="toolbar toc".*?</nav>', text, re.S).group(0)
+    for target in ("#verdicts", "#fam-block-omission", "#fam-in-history-update", "#failing"):
+        assert f'href="{target}"' in nav
+    assert {"fam-block-omission", "fam-in-history-update", "failing", "verdicts"} <= page.ids()
+    charts = [a for t, a in page.elements if t == "svg"]
+    labels = [a["aria-label"] for a in charts]
+    assert "block-omission rules: 0 pass, 2 fail, 1 errored, 0 untested" in labels
+    # passing and n/a rows hide under the toggle; failing ones stay
+    assert '<tr id="rule-BO-D001" class="ok">' in text and '<tr id="rule-BO-001">' in text
+
+
+def test_per_check_outcomes_are_shown_with_their_rules():
+    run = parse_lines(json.dumps(r) for r in failing_records())
+    failing = next(c for c in run.cases if c.status == "fail")
+    object.__setattr__(failing, "checks", [
+        {"check": "outcome", "rule": "BO-001", "status": "pass", "message": ""},
+        {"check": "output:/messages/0", "rule": "BO-002", "status": "fail",
+         "message": "kept a thinking block"}])
+    text = html.render(run)
+    block = _case_block(text, 0)
+    assert "1 of 2 checks did not pass: output:/messages/0 (BO-002)" in block
+    row = re.search(r"<tr class=\"\"><td><code>output:/messages/0</code></td>(.*?)</tr>",
+                    block).group(1)
+    assert '<a href="#rule-BO-002"><code>BO-002</code></a>' in row and "✗ fail" in row

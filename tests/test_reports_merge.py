@@ -65,3 +65,57 @@ def test_the_command_merges_files_and_asks_for_merge(tmp_path: Path,
     assert "2:bo-reasoning-2" in out
     with pytest.raises(HarnessError, match="--merge"):
         report(argparse.Namespace(results=paths, merge=False, format="md"))
+
+
+def _written(tmp_path: Path, name: str, records: list[dict]) -> Path:
+    path = tmp_path / name / "results.jsonl"
+    path.parent.mkdir()
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    return path
+
+
+def _other_impl(records: list[dict], **implementation: str) -> list[dict]:
+    head = {**records[0], "implementation": {**records[0]["implementation"], **implementation}}
+    return [head, *records[1:]]
+
+
+def test_results_of_different_implementations_are_refused_without_a_name(
+        tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    from agent_tck.harness.cli import main
+
+    a = _written(tmp_path, "a", passing_records())
+    b = _written(tmp_path, "b", _other_impl(passing_records(), name="other-impl"))
+    assert main(["report", "--merge", str(a), str(b)]) == 2
+    err = capsys.readouterr().err
+    assert "RESULTS_MERGE" in err and "different implementations" in err
+    assert "demo-impl 1.2.3" in err and "other-impl 1.2.3" in err and "--name" in err
+    # another version of the same implementation is another implementation too
+    c = _written(tmp_path, "c", _other_impl(passing_records(), version="2.0"))
+    assert main(["report", "--merge", str(a), str(c)]) == 2
+    assert main(["report", "--name", "fleet", str(a)]) == 2  # --name is for --merge
+    assert main(["report", "--merge", "--name", "fleet", str(a), str(b), "--format", "html"]) == 0
+    page = capsys.readouterr().out
+    assert "agent-tck: fleet" in page
+    assert str(a) in page and str(b) in page and "other-impl" in page  # its sources
+
+
+def test_results_of_different_kit_versions_are_refused_without_a_name() -> None:
+    newer = passing_records()
+    newer[0] = {**newer[0], "tck_version": "0.2.0"}
+    runs = [run_of(passing_records(), "a"), run_of(newer, "b")]
+    with pytest.raises(HarnessError, match="different agent-tck versions"):
+        merge_runs(runs)
+    merged = merge_runs(runs, name="both kits")
+    assert merged.header.implementation == {"name": "both kits"}
+    assert [s["tck_version"] for s in merged.sources] == ["0.1.0", "0.2.0"]
+    assert [s["results"] for s in merged.sources] == ["a", "b"]
+
+
+def test_the_merged_header_lists_its_sources_in_every_view() -> None:
+    from agent_tck.harness.reports import render
+
+    merged = merge_runs([run_of(passing_records(), "host-a/results.jsonl"),
+                         run_of(failing_records(), "host-b/results.jsonl")])
+    for fmt in ("md", "html"):
+        text = render(merged, fmt)
+        assert "host-a/results.jsonl" in text and "host-b/results.jsonl" in text, fmt

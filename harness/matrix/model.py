@@ -4,8 +4,9 @@ Plain data in, plain data out: scenarios and the client registry are validated h
 cells to run are planned here, and the outcome of every run (what a driver did and what the
 audit found in its traffic) is folded here into the matrix: one row per rule, one column per
 client and API, each cell ``pass`` / ``fail`` / ``not-exercised`` / ``could-not-run``. The
-Markdown and HTML views are rendered from the matrix document alone. Installing clients,
-starting the mock provider and the audit proxy and running drivers is
+Markdown view (here) and the HTML view
+(harness/reports/matrix_html.py) are rendered from the matrix document alone. Installing
+clients, starting the mock provider and the audit proxy and running drivers is
 :mod:`harness.matrix.run`'s job.
 
 Verdict of a cell (rule R, column C), strongest first:
@@ -21,7 +22,6 @@ Verdict of a cell (rule R, column C), strongest first:
 
 from __future__ import annotations
 
-import html
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -462,59 +462,3 @@ def render_markdown(doc: Mapping[str, Any]) -> str:
 
 def _md(text: str) -> str:
     return text.replace("|", "\\|").replace("`", "'").replace("\n", " ")
-
-
-def render_html(doc: Mapping[str, Any]) -> str:
-    e = html.escape
-    cols = doc["columns"]
-    head = "".join(f"<th>{e(c['package'])} {e(c['version'])}<br><small>{e(c['language'])}, "
-                   f"{e(c['api_name'])}</small></th>" for c in cols)
-    rows = []
-    details = []
-    for i, rule in enumerate(doc["rules"]):
-        tds = []
-        for c in cols:
-            cell = c["cells"][i]
-            anchor = f"{c['id']}-{rule['id']}".replace("/", "-")
-            title = e("; ".join(cell["notes"]))
-            label = e(_cell_text(cell))
-            if cell.get("findings"):
-                label = f'<a href="#{e(anchor)}">{label}</a>'
-                items = "".join(
-                    f"<li>scenario <code>{e(f['scenario'])}</code>, request {f['exchange']}, "
-                    f"<code>{e(f['pointer'])}</code>: {e(f['message'])}"
-                    + (f"<pre>{e(f['excerpt'])}</pre>" if f["excerpt"] else "")
-                    + f' <a href="{e(f["report"])}/report.html">audit report</a>'
-                    + (f' <a href="{e(f["vector"])}">regression vector</a>' if f.get("vector")
-                       else "") + "</li>"
-                    for f in cell["findings"])
-                details.append(f'<h3 id="{e(anchor)}">{e(rule["id"])} in {e(c["package"])} '
-                               f"({e(c['language'])}, {e(c['api_name'])})</h3><ul>{items}</ul>")
-            tds.append(f'<td class="{e(cell["status"])}" title="{title}">{label}</td>')
-        rows.append(f"<tr><th>{e(rule['id'])}<br><small>{e(rule.get('title', ''))}</small>"
-                    f"</th>{''.join(tds)}</tr>")
-    bad = "".join(f"<li><code>{e(r['cell'])}</code>: {e(r['status'])}: {e(r['reason'])}"
-                  + (f' (<a href="{e(r["log"])}">log</a>)' if r["log"] else "") + "</li>"
-                  for r in doc["runs"] if r["status"] != "ran") or "<li>None.</li>"
-    agents = "".join(f"<li><code>{e(a['package'])}</code>: {e(a['reason'])}</li>"
-                     for a in doc["agents"])
-    return f"""<!doctype html>
-<html><head><meta charset="utf-8"><title>agent-tck conformance matrix</title>
-<style>
-body{{font-family:sans-serif;margin:1.5em}} table{{border-collapse:collapse}}
-td,th{{border:1px solid #ccc;padding:.3em .5em;vertical-align:top}} td{{text-align:center}}
-td.pass{{background:#d8f5d0}} td.fail{{background:#f8d0d0}}
-td.could-not-run{{background:#f5ecc0}} td.not-exercised{{background:#eee;color:#777}}
-pre{{white-space:pre-wrap;background:#f6f6f6;padding:.3em}}
-</style></head><body>
-<h1>Conformance matrix</h1>
-<p>Generated {e(doc['generated'])} by agent-tck {e(doc['tck_version'])}. Hover a cell for the
-scenarios behind it; FAIL/warn cells link to their findings.</p>
-<table><tr><th>rule</th>{head}</tr>
-{''.join(rows)}
-</table>
-<h2>Findings</h2>{''.join(details) or '<p>None.</p>'}
-<h2>Runs that did not complete</h2><ul>{bad}</ul>
-<h2>Agents</h2><ul>{agents or '<li>None listed.</li>'}</ul>
-</body></html>
-"""

@@ -38,6 +38,7 @@ from typing import Any
 import yaml
 
 from agent_tck.harness.matrix import model as mm
+from agent_tck.harness.reports import matrix_html
 
 MATRIX_DIR = Path(__file__).resolve().parents[2] / "matrix"  # the checkout (or agent_tck/)
 DEFAULT_REPORT_DIR = Path("reports") / "matrix"
@@ -461,6 +462,6 @@ def write_reports(out: Path, doc: Mapping[str, Any]) -> dict[str, Path]:
     paths["matrix.json"].write_text(json.dumps(doc, indent=2, ensure_ascii=False) + "\n",
                                     encoding="utf-8")
     paths["matrix.md"].write_text(mm.render_markdown(doc), encoding="utf-8")
-    paths["matrix.html"].write_text(mm.render_html(doc), encoding="utf-8")
+    paths["matrix.html"].write_text(matrix_html.render(doc), encoding="utf-8")
     return paths
 

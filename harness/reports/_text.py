@@ -43,11 +43,16 @@ def one_line(text: str, limit: int = 300) -> str:
     return folded if len(folded) <= limit else folded[: limit - 1] + "…"
 
 
+def json_visible(text: str) -> str:
+    """JSON text with invisible or unencodable characters as ``\\uNNNN`` (still valid JSON)."""
+    return _INVISIBLE.sub(_json_escape_char, text)
+
+
 def pretty_json(value: Any, limit: int = 65536) -> str:
     """A redacted, indented JSON rendering of ``value``, cut to ``limit`` characters."""
     text = json.dumps(redact(value), indent=2, ensure_ascii=False, sort_keys=False,
                       default=repr)
-    text = _INVISIBLE.sub(_json_escape_char, text)  # still valid JSON escapes
+    text = json_visible(text)
     if len(text) > limit:
         text = text[:limit] + f"\n… ({len(text) - limit} more characters in results.jsonl)"
     return text

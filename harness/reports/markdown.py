@@ -21,7 +21,8 @@ MAX_UNTESTED = 25
 MAX_STALE = 10
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]#!|~])")
 _AUTOLINK = re.compile(r"(?i)\b(https?|ftp|mailto)(:)|\b(www)(\.)")
-_MARK = {RECOMMENDED: "✅", "conformant": "✅", NOT_CONFORMANT: "❌", "partial": "⚠️"}
+_MARK = {RECOMMENDED: "✅", "conformant": "✅", NOT_CONFORMANT: "❌", "partial": "⚠️",
+         "not declared": "➖"}
 
 
 def md(text: object, limit: int = 160) -> str:
@@ -74,6 +75,13 @@ def _facts(run: Run) -> list[str]:
         parts.append("**strict** (SHOULD rules gate)")
     parts.append(f"agent-tck {md(h.tck_version)}")
     lines = [" · ".join(parts), ""]
+    if run.sources:
+        lines += [f"**merged from** {len(run.sources)} results files:", ""]
+        lines += [f"{n}. {md(s.get('results'), 120)}: {md(s.get('implementation'), 60)} "
+                  f"(agent-tck {md(s.get('tck_version'), 20)}, started "
+                  f"{md(s.get('started'), 40)}): {md(s.get('verdict'), 40)}"
+                  for n, s in enumerate(run.sources, 1)]
+        lines.append("")
     if run.disagreements:
         lines += [f"> ⚠️ The footer disagrees with the case records on "
                   f"{len(run.disagreements)} rule(s): "
@@ -85,7 +93,9 @@ def _table(run: Run) -> list[str]:
     extra = [k for k in ("expected-fail",) if run.rule_counts()[k]]
     cols = ["pass", "fail", "errored", "not-applicable", "untested", *extra]
     names = {"not-applicable": "n/a"}
-    lines = ["| family | verdict | " + " | ".join(names.get(c, c) for c in cols) + " |",
+    lines = ["Rules per family by status (each number counts rules, not cases):", "",
+             "| family | verdict | " + " | ".join(f"{names.get(c, c)} (rules)" for c in cols)
+             + " |",
              "|---|---|" + "---:|" * len(cols)]
     verdicts = run.verdicts or {}
     for family in run.families:

@@ -82,6 +82,9 @@ class Run:
     footer: Footer | None
     source: str = "results.jsonl"
     notes: tuple[str, ...] = field(default_factory=tuple)
+    #: a merged run's inputs (``report --merge``): results path, implementation, kit version,
+    #: start; empty for a run read from one stream
+    sources: tuple[Mapping[str, str], ...] = field(default_factory=tuple)
 
     @property
     def truncated(self) -> bool:

@@ -4,14 +4,23 @@ them through the evaluate loop, stream the results and render the reports."""
 from __future__ import annotations
 
 import json
+import os
 import sys
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import IO, Any
+from typing import Any, Protocol
 
 from agent_tck.harness.common.errors import HarnessError
 from agent_tck.harness.contract.catalogue import load_catalogue
 from agent_tck.harness.contract.vectors import load_cases
+from agent_tck.harness.reports.runs import (
+    LATEST,
+    REPORTS_ROOT,
+    mark_latest,
+    new_run_folder,
+    safe_name,
+)
 from agent_tck.harness.run.baseline import load_baseline
 from agent_tck.harness.run.evaluate import OBSERVED_RULES, run_cases
 from agent_tck.harness.run.protocol import OBSERVE
@@ -62,10 +71,59 @@ def _check_filters(request: RunRequest, catalogue_families: tuple[str, ...],
             raise HarnessError("USAGE", f"unknown rule {rid!r} (see `agent-tck rules`)")
 
 
+class Console(Protocol):
+    """What the run writes its console lines to (a text stream, or a :class:`PipeGuard`)."""
+
+    def write(self, text: str, /) -> int: ...
+
+    def flush(self) -> None: ...
+
+    def isatty(self) -> bool: ...
+
+
+class PipeGuard:
+    """A console stream that goes quiet when its reader goes away (EPIPE), instead of
+    raising into the run: the run finishes and writes its reports; the stream's file
+    descriptor is pointed at the null device so the interpreter's last flush cannot fail
+    either (the recipe of the Python docs, "Note on SIGPIPE")."""
+
+    def __init__(self, stream: Console) -> None:
+        self.stream = stream
+        self.broken = False
+
+    def write(self, text: str, /) -> int:
+        if not self.broken:
+            try:
+                self.stream.write(text)
+            except BrokenPipeError:
+                self._went_away()
+        return len(text)
+
+    def flush(self) -> None:
+        if not self.broken:
+            try:
+                self.stream.flush()
+            except BrokenPipeError:
+                self._went_away()
+
+    def isatty(self) -> bool:
+        return not self.broken and self.stream.isatty()
+
+    def _went_away(self) -> None:
+        self.broken = True
+        try:
+            fd = self.stream.fileno()  # type: ignore[attr-defined]
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, fd)
+            os.close(devnull)
+        except (AttributeError, OSError, ValueError):  # not a file (a test's StringIO)
+            pass
+
+
 class _Progress:
     """A progress bar on a terminal; plain lines for problems otherwise."""
 
-    def __init__(self, total: int, stream: IO[str]) -> None:
+    def __init__(self, total: int, stream: Console) -> None:
         self.total, self.done, self.stream = total, 0, stream
         self.tty = stream.isatty()
 
@@ -87,7 +145,8 @@ class _Progress:
         self.stream.flush()
 
 
-def run_suite(request: RunRequest, out: IO[str] = sys.stdout, err: IO[str] = sys.stderr) -> int:
+def run_suite(request: RunRequest, out: Console = sys.stdout,
+              err: Console = sys.stderr) -> int:
     from agent_tck.harness.reports import render_folder
     from agent_tck.harness.reports.stream import Writer
 
@@ -109,9 +168,8 @@ def run_suite(request: RunRequest, out: IO[str] = sys.stdout, err: IO[str] = sys
         raise HarnessError("USAGE", "--report-dir names a file, not a folder",
                            str(request.report_dir))
     target, target_info, implementation = open_target(request.impl, request.timeout)
-    folder = request.report_dir or Path("reports") / _safe(implementation["name"])
     try:
-        _check_writable(folder)
+        folder = _report_folder(request.report_dir, implementation["name"])
     except HarnessError:
         target.close()
         raise
@@ -119,6 +177,9 @@ def run_suite(request: RunRequest, out: IO[str] = sys.stdout, err: IO[str] = sys
                   implementation=implementation, strict=request.strict)
     total = sum(len(c.expect) for c in selected)
     footer: Footer | None = None
+    # A reader that goes away (`agent-tck run 2>&1 | head`) silences the console, never the run:
+    # the cases go on and every report is finished.
+    out, err = PipeGuard(out), PipeGuard(err)
     # Records are written as they come: a run killed half-way leaves a truncated stream that
     # the views render as such, instead of no report at all.
     try:
@@ -132,29 +193,41 @@ def run_suite(request: RunRequest, out: IO[str] = sys.stdout, err: IO[str] = sys
         target.close()
         paths = render_folder(folder)
     assert footer is not None  # run_cases ends with its footer unless it raised
+    if request.report_dir is None:  # finished: only now does `latest` move to this run
+        try:
+            mark_latest(folder)
+        except OSError as exc:
+            err.write(f"agent-tck: could not update {folder.parent / LATEST}: "
+                      f"{exc.strerror or exc}\n")
     _print_summary(footer, head, paths, out)
     return footer.exit_code
+
+
+def _report_folder(report_dir: Path | None, name: str) -> Path:
+    """``--report-dir`` as given, else a new run folder ``reports/<name>/<timestamp>/``;
+    created and known to take a file before any case runs."""
+    try:
+        if report_dir is None:
+            folder = new_run_folder(REPORTS_ROOT / safe_name(name), datetime.now(UTC))
+        else:
+            folder = report_dir
+        _check_writable(folder)
+    except OSError as exc:
+        raise HarnessError("REPORT_DIR", f"cannot write the reports there: "
+                                         f"{exc.strerror or exc}",
+                           str(report_dir or REPORTS_ROOT / safe_name(name))) from None
+    return folder
 
 
 def _check_writable(folder: Path) -> None:
     """The report folder exists (created if need be) and takes a file: else the real cause, before
     any case runs (not a RESULTS_UNREADABLE from the renderer afterwards)."""
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        with (folder / "results.jsonl").open("ab"):
-            pass
-    except OSError as exc:
-        raise HarnessError("REPORT_DIR", f"cannot write the reports there: "
-                                         f"{exc.strerror or exc}", str(folder)) from None
+    folder.mkdir(parents=True, exist_ok=True)
+    with (folder / "results.jsonl").open("ab"):
+        pass
 
 
-def _safe(name: str) -> str:
-    """A folder name under reports/ for an implementation name (never ``.`` or ``..``)."""
-    safe = "".join(ch if ch.isalnum() or ch in "._-" else "_" for ch in name)
-    return "implementation" if not safe.strip(".") else safe
-
-
-def _print_summary(footer: Footer, head: Header, paths: dict[str, Path], out: IO[str]) -> None:
+def _print_summary(footer: Footer, head: Header, paths: dict[str, Path], out: Console) -> None:
     counts = footer.counts
     impl = head.implementation
     out.write(f"agent-tck {head.tck_version} against {impl['name']} "
