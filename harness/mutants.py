@@ -217,7 +217,8 @@ def _worker(paths: Sequence[str]) -> dict[str, Any]:
 
             # as `run` does, with protocol 1.1 observations; only a failed case kills (an
             # errored one is the implementation crashing, not a rule catching the fault)
-            failed = [[case.id, list(case.rules_for(exp))] for case, exp, judgment in
+            # killed on the rules of the checks that failed (issue 21: checks carry rules)
+            failed = [[case.id, list(judgment.failed_rules)] for case, _exp, judgment in
                       failures(InProcessTarget(operations()), cases, observable=True)
                       if judgment.status == "fail"]
             results[copy] = {"failed": failed}

@@ -16,7 +16,12 @@ from dataclasses import dataclass
 from typing import Any
 
 #: The results stream format, written in every header (runner, audit) and checked on reading.
-RESULTS_FORMAT = "agent-tck-results/1"
+#: Format 2 adds each case record's ``checks`` (the check model, vectors/README.md "Checks");
+#: files of format 1 (no ``checks``: a case's status counts for each rule it cites) still read.
+RESULTS_FORMAT = "agent-tck-results/2"
+READABLE_FORMATS = ("agent-tck-results/1", RESULTS_FORMAT)
+
+CHECK_STATUSES = ("pass", "fail", "errored", "not-applicable")
 
 CASE_STATUSES = ("pass", "fail", "errored", "not-applicable", "expected-fail", "stale")
 RULE_STATUSES = ("pass", "fail", "errored", "expected-fail", "not-applicable", "untested")
@@ -24,7 +29,8 @@ CONFORMANT = "conformant"
 RECOMMENDED = "conformant, recommended"
 NOT_CONFORMANT = "not conformant"
 PARTIAL = "partial"  # a filtered run that would be conformant: it certifies only a part
-VERDICTS = (RECOMMENDED, CONFORMANT, NOT_CONFORMANT, PARTIAL)
+NOT_DECLARED = "not declared"  # a family the implementation declares no operation of
+VERDICTS = (RECOMMENDED, CONFORMANT, NOT_CONFORMANT, PARTIAL, NOT_DECLARED)
 
 
 # --- the records --------------------------------------------------------------------------------
@@ -85,6 +91,40 @@ class Header:
 
 
 @dataclass(frozen=True)
+class CheckResult:
+    """One check of a case, charged to exactly one rule (vectors/README.md "Checks").
+
+    ``check`` names what was held against what: ``outcome`` (accepted or rejected),
+    ``error-code``, ``output`` or ``output:<JSON pointer>`` (a named part of it),
+    ``observe:input-after`` / ``observe:repeat`` (BO-008), ``invariant:<name>``.
+    ``status`` is one of ``CHECK_STATUSES``.
+    """
+
+    check: str
+    rule: str
+    status: str
+    message: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"check": self.check, "rule": self.rule, "status": self.status,
+                "message": self.message}
+
+    @classmethod
+    def from_json(cls, raw: Mapping[str, Any]) -> CheckResult:
+        return cls(raw["check"], raw["rule"], raw["status"], raw.get("message") or "")
+
+
+_WORST = ("fail", "errored", "pass", "not-applicable")
+
+
+def worst(statuses: Iterable[str]) -> str:
+    """A case's displayed status from its checks' statuses: the worst of them (fail, errored,
+    pass, not-applicable in that order); not-applicable when there is none."""
+    present = set(statuses)
+    return next((s for s in _WORST if s in present), "not-applicable")
+
+
+@dataclass(frozen=True)
 class CaseResult:
     """One (case, operation) judged: its status (``CASE_STATUSES``), why, and what was seen.
 
@@ -109,6 +149,27 @@ class CaseResult:
     duration_ms: float | None = None
     baseline: Mapping[str, Any] | None = None  # entry (label), reason, issue
     line: int = 0
+    checks: tuple[CheckResult, ...] = ()  # empty: format 1, or no call was made
+
+    def charges(self) -> Iterator[tuple[str, str]]:
+        """(rule, status) pairs this result counts for: one per check when it has checks (a
+        rule's status derives only from its own checks), else the case's status for each rule
+        it cites (format 1, or an operation not called). A baseline's expected failure turns
+        the failing checks into expected failures."""
+        if not self.checks:
+            yield from ((rid, self.status) for rid in self.rules)
+            return
+        expected = self.status == "expected-fail"
+        for check in self.checks:
+            failing = check.status in {"fail", "errored"}
+            yield check.rule, ("expected-fail" if expected and failing else check.status)
+
+    def failed_rules(self) -> tuple[str, ...]:
+        """The rules of the checks that failed (with no checks, the cited rules when the case
+        failed): the rules a seeded fault is killed on."""
+        if not self.checks:
+            return self.rules if self.status == "fail" else ()
+        return tuple(dict.fromkeys(c.rule for c in self.checks if c.status == "fail"))
 
     @property
     def baseline_text(self) -> str:
@@ -130,6 +191,8 @@ class CaseResult:
         if self.baseline is not None:  # a bare label stays a bare label
             only_label = set(self.baseline) == {"entry"}
             out["baseline"] = self.baseline["entry"] if only_label else dict(self.baseline)
+        if self.checks:
+            out["checks"] = [c.to_json() for c in self.checks]
         return out
 
     @classmethod
@@ -145,6 +208,7 @@ class CaseResult:
             expected=raw["expected"], actual=raw.get("actual"), message=raw.get("message") or "",
             transcript=tuple(raw.get("transcript") or ()), duration_ms=raw.get("duration_ms"),
             baseline=baseline, line=line,
+            checks=tuple(CheckResult.from_json(c) for c in raw.get("checks") or ()),
         )
 
 
@@ -211,6 +275,15 @@ def _get(record: Any, key: str, default: Any = None) -> Any:
     if isinstance(record, Mapping):
         return record.get(key, default)
     return getattr(record, key, default)
+
+
+def _charges(record: Any) -> Iterable[tuple[str, str]]:
+    """(rule, status) pairs of a typed case result or its JSON (:meth:`CaseResult.charges`)."""
+    if isinstance(record, CaseResult):
+        return record.charges()
+    checks = tuple(CheckResult.from_json(c) for c in record.get("checks") or ())
+    return CaseResult(0, "", "", "", tuple(record.get("rules") or ()), record["status"], "",
+                      None, None, None, "", checks=checks).charges()
 
 
 def rule_status(level: str, statuses: Sequence[str]) -> str:
@@ -290,8 +363,8 @@ def summarize(rules: Iterable[Any], case_records: Iterable[Any]) -> RunSummary:
     for record in case_records:
         status = _get(record, "status")
         counts[status] = counts.get(status, 0) + 1
-        for rid in _get(record, "rules", ()) or ():
-            by_rule.setdefault(rid, []).append(status)
+        for rid, charged in _charges(record):
+            by_rule.setdefault(rid, []).append(charged)
 
     statuses: dict[str, str] = {}
     families: dict[str, list[tuple[str, str, str]]] = {}
@@ -337,12 +410,14 @@ def exit_code(rules: Iterable[Any], records: Iterable[Any], *, strict: bool = Fa
         status = _get(record, "status")
         if status == "stale":
             return 1
-        if status in {"fail", "errored"} and gating & set(_get(record, "rules", ())):
+        if status in {"fail", "errored"} and any(
+                rid in gating and charged in {"fail", "errored"}
+                for rid, charged in _charges(record)):
             return 1
     return 1 if stale else 0
 
 
-__all__ = ["CASE_STATUSES", "CONFORMANT", "NOT_CONFORMANT", "PARTIAL", "RECOMMENDED",
-           "RESULTS_FORMAT", "RULE_STATUSES", "VERDICTS", "CaseResult", "Footer", "Header",
-           "Record", "RuleInfo", "RunSummary", "Verdict", "exit_code", "partial",
-           "rule_status", "summarize"]
+__all__ = ["CASE_STATUSES", "CHECK_STATUSES", "CONFORMANT", "NOT_CONFORMANT", "NOT_DECLARED",
+           "PARTIAL", "READABLE_FORMATS", "RECOMMENDED", "RESULTS_FORMAT", "RULE_STATUSES",
+           "VERDICTS", "CaseResult", "CheckResult", "Footer", "Header", "Record", "RuleInfo",
+           "RunSummary", "Verdict", "exit_code", "partial", "rule_status", "summarize", "worst"]
