@@ -5,19 +5,20 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
 from agent_tck.harness.baseline import load_baseline
-from agent_tck.harness.catalogue import load_catalogue
+from agent_tck.harness.catalogue import Catalogue, load_catalogue
 from agent_tck.harness.errors import HarnessError
-from agent_tck.harness.evaluate import OBSERVED_RULES, run_cases
+from agent_tck.harness.evaluate import OBSERVED_RULES, observes, run_cases
 from agent_tck.harness.protocol import OBSERVE
 from agent_tck.harness.results import CaseResult, Footer, Header
 from agent_tck.harness.runner import Filters, header, select
 from agent_tck.harness.targets import InProcessTarget, Target
-from agent_tck.harness.vectors import load_cases
+from agent_tck.harness.vectors import Case, load_cases
 
 
 @dataclass(frozen=True)
@@ -99,7 +100,8 @@ def run_suite(request: RunRequest, out: IO[str] = sys.stdout, err: IO[str] = sys
         load_baseline(request.expect, (c.id for c in cases), catalogue.by_id)
         if request.expect else []
     )
-    filters = Filters(request.families, request.rules, request.keyword)
+    filters = Filters(request.families, request.rules, request.keyword,
+                      tuple(str(v) for v in request.vectors), not request.builtin_vectors)
     selected = select(cases, filters)
     if not selected:
         raise HarnessError("USAGE", "the filters select no vector case")
@@ -109,6 +111,11 @@ def run_suite(request: RunRequest, out: IO[str] = sys.stdout, err: IO[str] = sys
         raise HarnessError("USAGE", "--report-dir names a file, not a folder",
                            str(request.report_dir))
     target, target_info, implementation = open_target(request.impl, request.timeout)
+    empty = covers_no_must(target.operations, cases, catalogue)
+    if empty:  # issue 26 item 6: an empty adapter certifies nothing, so it never exits 0
+        target.close()
+        err.write(f"agent-tck: {empty}\n")
+        return 1
     folder = request.report_dir or Path("reports") / _safe(implementation["name"])
     try:
         _check_writable(folder)
@@ -132,8 +139,24 @@ def run_suite(request: RunRequest, out: IO[str] = sys.stdout, err: IO[str] = sys
         target.close()
         paths = render_folder(folder)
     assert footer is not None  # run_cases ends with its footer unless it raised
-    _print_summary(footer, head, paths, out)
+    _print_summary(footer, head, paths, out, observes(target))
     return footer.exit_code
+
+
+def covers_no_must(declared: Iterable[str], cases: Sequence[Case],
+                   catalogue: Catalogue) -> str:
+    """Why a run of ``declared`` operations can certify nothing, or "" when it can: no
+    operation declared at all, or none that a case citing a MUST rule runs."""
+    declared = set(declared)
+    if not declared:
+        return ("the implementation declares no operation (\"operations\": []): nothing can "
+                "be tested; declare the operations it implements (vectors/PROTOCOL.md)")
+    must = {r.id for r in catalogue.rules if r.level == "MUST"}
+    if any(e.operation in declared and must & set(c.rules_for(e))
+           for c in cases for e in c.expect):
+        return ""
+    return (f"the declared operations ({', '.join(sorted(declared))}) cover no MUST rule of "
+            "any vector: nothing the verdict needs can be tested")
 
 
 def _check_writable(folder: Path) -> None:
@@ -154,7 +177,8 @@ def _safe(name: str) -> str:
     return "implementation" if not safe.strip(".") else safe
 
 
-def _print_summary(footer: Footer, head: Header, paths: dict[str, Path], out: IO[str]) -> None:
+def _print_summary(footer: Footer, head: Header, paths: dict[str, Path], out: IO[str],
+                   observing: bool) -> None:
     counts = footer.counts
     impl = head.implementation
     out.write(f"agent-tck {head.tck_version} against {impl['name']} "
@@ -165,9 +189,15 @@ def _print_summary(footer: Footer, head: Header, paths: dict[str, Path], out: IO
             names = verdict.failing
             more = (f" ({', '.join(names[:8])}{'…' if len(names) > 8 else ''})" if names
                     else "")
-            out.write(f"  {family:<24} {verdict.verdict}{more}\n")
+            covers = (f" [covers {', '.join(verdict.covers)}]" if family == "overall"
+                      and verdict.covers and list(verdict.covers) != list(head.families) else "")
+            out.write(f"  {family:<24} {verdict.text}{more}{covers}\n")
     for rid in sorted(OBSERVED_RULES):
-        if footer.rules.get(rid) == "untested":
+        if footer.rules.get(rid) != "untested":
+            continue
+        if observing:  # said truthfully: it observes, but no selected case ran an observation
+            out.write(f"  {rid} untested: no selected case runs an observed operation\n")
+        else:
             out.write(f"  {rid} untested: the implementation does not declare the protocol 1.1 "
                       f"observe capability (\"observe\": {json.dumps(list(OBSERVE))}, "
                       "vectors/PROTOCOL.md)\n")

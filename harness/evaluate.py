@@ -38,12 +38,12 @@ from agent_tck.harness.results import (
     Header,
     Record,
     exit_code,
-    partial,
     summarize,
     worst,
 )
 from agent_tck.harness.targets import Target
 from agent_tck.harness.vectors import Case, Expectation
+from agent_tck.harness.verdicts import declared_families, shape
 
 #: Rules no single reply can show, with the protocol 1.1 observations that test them. BO-008:
 #: "without changing Session records" - the caller's memory is seen only when the adapter runs
@@ -187,8 +187,7 @@ def case_result(seq: int, case: Case, expectation: Expectation, judgment: Judgme
                 duration_ms: float) -> CaseResult:
     return CaseResult(
         seq=seq, case=case.id, family=case.family, operation=expectation.operation,
-        rules=tuple(dict.fromkeys((*case.rules_for(expectation),
-                                   *(c.rule for c in judgment.checks)))),
+        rules=tuple(case.rules_for(expectation)),  # cited; the checks say whose rule each is
         status=judgment.status,
         description=case.description, input=case.input, expected=expectation.to_json(),
         actual=judgment.actual, message=judgment.message, transcript=judgment.transcript,
@@ -229,7 +228,8 @@ def footer(header: Header, results: Sequence[CaseResult], baseline: Sequence[Ent
     """The footer of a run: its summary (partial when filtered) and exit code; a baseline entry
     whose cases all pass now is stale and fails the run."""
     stale = tuple(e.label() for e in stale_entries(results, baseline))
-    summary = partial(summarize(header.rules, results), header.filters)
+    summary = shape(summarize(header.rules, results), header.rules, header.families,
+                    header.filters, declared_families(header.families, results))
     code = exit_code(header.rules, results, strict=header.strict, stale=len(stale))
     return summary.footer(finished=now(), exit_code=code, stale_baseline=stale)
 

@@ -67,8 +67,11 @@ class Header:
 
     @property
     def filtered(self) -> bool:
-        f = self.filters
-        return bool(f.get("family") or f.get("rule") or f.get("k"))
+        """Any filter (``--family``, ``--rule``, ``-k``, ``--vectors``, ``--only-vectors``):
+        the run covers a part of the suite (harness.verdicts)."""
+        from agent_tck.harness.verdicts import is_filtered
+
+        return is_filtered(self.filters)
 
     def to_json(self) -> dict[str, Any]:
         return {"type": "header", "format": self.format, "tck_version": self.tck_version,
@@ -219,9 +222,28 @@ class Verdict:
 
     verdict: str
     failing: tuple[str, ...] = ()
+    covers: tuple[str, ...] = ()  # overall: the families it is over (the declared ones)
+    filter: str = ""  # partial: the filters that made it so, as options
+
+    @property
+    def text(self) -> str:
+        """The verdict in words with what it covers: ``partial (--family x -k y)``."""
+        if self.verdict == PARTIAL and self.filter:
+            return f"{PARTIAL} ({self.filter})"
+        return self.verdict
 
     def to_json(self) -> dict[str, Any]:
-        return {"verdict": self.verdict, "failing": list(self.failing)}
+        out: dict[str, Any] = {"verdict": self.verdict, "failing": list(self.failing)}
+        if self.covers:
+            out["covers"] = list(self.covers)
+        if self.filter:
+            out["filter"] = self.filter
+        return out
+
+    @classmethod
+    def from_mapping(cls, value: Mapping[str, Any]) -> Verdict:
+        return cls(value["verdict"], tuple(value.get("failing") or ()),
+                   tuple(value.get("covers") or ()), value.get("filter") or "")
 
 
 @dataclass(frozen=True)
@@ -260,7 +282,7 @@ class Footer:
                                 and statuses.get(r.id, "untested") != "pass")
                 verdicts[family] = Verdict(value, failing if value == NOT_CONFORMANT else ())
             else:
-                verdicts[family] = Verdict(value["verdict"], tuple(value.get("failing") or ()))
+                verdicts[family] = Verdict.from_mapping(value)
         return cls(raw["finished"], dict(raw["counts"]), statuses, verdicts, raw["exit_code"],
                    tuple(raw.get("stale_baseline") or ()))
 
@@ -342,8 +364,7 @@ class RunSummary:
     def footer(self, *, finished: str, exit_code: int,
                stale_baseline: Sequence[str] = ()) -> Footer:
         return Footer(finished, self.counts, self.rule_status,
-                      {k: Verdict(v["verdict"], tuple(v["failing"]))
-                       for k, v in self.verdicts.items()},
+                      {k: Verdict.from_mapping(v) for k, v in self.verdicts.items()},
                       exit_code, tuple(stale_baseline))
 
 
@@ -384,21 +405,6 @@ def summarize(rules: Iterable[Any], case_records: Iterable[Any]) -> RunSummary:
     return RunSummary(statuses, verdicts, counts)
 
 
-def partial(summary: RunSummary, filters: Mapping[str, Any]) -> RunSummary:
-    """A filtered run certifies only what it ran: a verdict that would be conformant says
-    "partial" instead - every verdict under ``--rule`` or ``-k``, the overall one under
-    ``--family``. A failure found by a filtered run is real and stays "not conformant"."""
-    narrowed = bool(filters.get("rule") or filters.get("k"))
-    verdicts = {}
-    for family, verdict in summary.verdicts.items():
-        passing = verdict["verdict"] != NOT_CONFORMANT
-        if passing and (narrowed or (family == "overall" and filters.get("family"))):
-            verdicts[family] = {**verdict, "verdict": PARTIAL}
-        else:
-            verdicts[family] = verdict
-    return RunSummary(summary.rule_status, verdicts, summary.counts)
-
-
 def exit_code(rules: Iterable[Any], records: Iterable[Any], *, strict: bool = False,
               stale: int = 0) -> int:
     """0 when no applicable MUST rule fails or errors (nor a SHOULD one under --strict) and no
@@ -420,4 +426,4 @@ def exit_code(rules: Iterable[Any], records: Iterable[Any], *, strict: bool = Fa
 __all__ = ["CASE_STATUSES", "CHECK_STATUSES", "CONFORMANT", "NOT_CONFORMANT", "NOT_DECLARED",
            "PARTIAL", "READABLE_FORMATS", "RECOMMENDED", "RESULTS_FORMAT", "RULE_STATUSES",
            "VERDICTS", "CaseResult", "CheckResult", "Footer", "Header", "Record", "RuleInfo",
-           "RunSummary", "Verdict", "exit_code", "partial", "rule_status", "summarize", "worst"]
+           "RunSummary", "Verdict", "exit_code", "rule_status", "summarize", "worst"]
