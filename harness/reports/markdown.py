@@ -14,6 +14,7 @@ import re
 from agent_tck.harness.reports._text import one_line
 from agent_tck.harness.reports.stream import Run
 from agent_tck.harness.results import NOT_CONFORMANT, RECOMMENDED, CaseResult, RuleInfo
+from agent_tck.harness.verdicts import filter_text
 
 MAX_RULES = 20  # failing rules listed
 MAX_CASES = 3  # failing cases listed per rule
@@ -21,7 +22,8 @@ MAX_UNTESTED = 25
 MAX_STALE = 10
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]#!|~])")
 _AUTOLINK = re.compile(r"(?i)\b(https?|ftp|mailto)(:)|\b(www)(\.)")
-_MARK = {RECOMMENDED: "✅", "conformant": "✅", NOT_CONFORMANT: "❌", "partial": "⚠️"}
+_MARK = {RECOMMENDED: "✅", "conformant": "✅", NOT_CONFORMANT: "❌", "partial": "⚠️",
+         "not declared": "➖"}
 
 
 def md(text: object, limit: int = 160) -> str:
@@ -65,11 +67,7 @@ def _facts(run: Run) -> list[str]:
     if h.implementation.get("language"):
         parts.append(f"**language** {md(h.implementation['language'])}")
     if h.filtered:
-        f = h.filters
-        chosen = [f"{k}={md(','.join(v) if isinstance(v, list) else v)}"
-                  for k, v in (("family", f.get("family")), ("rule", f.get("rule")),
-                               ("k", f.get("k"))) if v]
-        parts.append("**filtered** " + " ".join(chosen) + " (the verdict covers these only)")
+        parts.append(f"**partial** {md(filter_text(h.filters))} (the verdict covers these only)")
     if h.strict:
         parts.append("**strict** (SHOULD rules gate)")
     parts.append(f"agent-tck {md(h.tck_version)}")
@@ -92,7 +90,7 @@ def _table(run: Run) -> list[str]:
         if not run.rules_of(family):
             continue
         v = verdicts.get(family)
-        text = f"{_MARK.get(v.verdict, '❌')} {v.verdict}" if v else "⚠️ incomplete"
+        text = f"{_MARK.get(v.verdict, '❌')} {md(v.text)}" if v else "⚠️ incomplete"
         counts = run.rule_counts(family)
         lines.append(f"| {md(family)} | {text} | "
                      + " | ".join(str(counts[c]) for c in cols) + " |")
