@@ -48,8 +48,29 @@ def test_every_accepted_variant_fails_no_vector(outcomes):
     runtime's, or an order no rule governs): the suite must pass it on every case."""
     variants = [o for o in outcomes if o.mutant.survives]
     assert variants, "no accepted variants: the suite never proves it leaves readings open"
+    # a variant may fail only the SHOULD/MAY rules it names in fails_only (issue 21 C)
     assert {o.mutant.name: [o.error, *o.failed_cases] for o in variants
-            if o.failed_cases or o.error} == {}
+            if o.error or (o.failed_cases and not o.mutant.fails_only)} == {}
+    assert {o.mutant.name: sorted(set(o.failed_rules) - set(o.mutant.fails_only))
+            for o in variants if set(o.failed_rules) - set(o.mutant.fails_only)} == {}
+
+
+def test_a_fault_breaking_a_must_is_killed_on_that_must(outcomes):
+    """Issue 21 D: a fault names the one rule it breaks (``breaks``); a MUST it breaks must be
+    the rule it is killed on, never only SHOULD or MAY rules beside it. A fault changing the
+    caller's record on a shape no BO-008 case has is still killed on BO-008."""
+    level = {r.id: r.level for r in load_catalogue().rules}
+    assert [o.mutant.name for o in outcomes if not o.mutant.survives and not o.mutant.breaks] \
+        == []
+    assert {r for o in outcomes for r in o.mutant.fails_only if level[r] == "MUST"} == set()
+    not_on_must = {o.mutant.name: sorted(o.killed_on) for o in outcomes
+                   if not o.mutant.survives and level[o.mutant.breaks] == "MUST"
+                   and o.mutant.breaks not in o.killed_on}
+    assert not_on_must == {}
+    cites = {c.id for c in load_cases() if "BO-008" in c.rules}
+    spliced = next(o for o in outcomes if o.mutant.name == "bo-system-updates-consumed-in-"
+                   "the-record")
+    assert spliced.killed_on.get("BO-008") not in cites | {None}
 
 
 # ---- a fault names its file and function; one that no longer applies fails loudly ------------

@@ -72,7 +72,8 @@ def test_filters_and_strict_are_stated_beside_the_verdict():
     records[0] = header(filters={"family": ["block-omission"], "rule": [], "k": "reasoning"},
                         strict=True)
     text = render(records)
-    assert "**filtered** family=block-omission k=reasoning (the verdict covers these only)" in text
+    assert ("**partial** --family block-omission -k reasoning (the verdict covers these only)"
+            in text)
     assert "**strict** (SHOULD rules gate)" in text
 
 

@@ -77,7 +77,8 @@ _IMPORT = re.compile(rf"^\s*import\s+{NAMESPACE}\.", re.MULTILINE)
 MOVES = {
     # the run pipeline: select, call, judge, record
     "runner": "run.runner", "conformance_run": "run.conformance_run",
-    "evaluate": "run.evaluate", "invariants": "run.invariants", "compare": "run.compare",
+    "evaluate": "run.evaluate", "checks": "run.checks", "invariants": "run.invariants",
+    "verdicts": "run.verdicts", "compare": "run.compare",
     "results": "run.results", "outcome": "run.outcome", "baseline": "run.baseline",
     "targets": "run.targets", "subprocess_target": "run.subprocess_target",
     "protocol": "run.protocol",

@@ -47,8 +47,11 @@ def mutants(args: argparse.Namespace) -> int:
     else:
         for o in outcomes:
             if o.mutant.survives:  # an accepted variant: must fail nothing
+                within = not set(o.failed_rules) - set(o.mutant.fails_only)
                 state = ("accepted variant, passes every vector" if not o.failed_cases
-                         and not o.error else f"ACCEPTED VARIANT FAILED {o.error}"
+                         and not o.error else
+                         f"accepted variant, fails only {', '.join(o.mutant.fails_only)}"
+                         if within and not o.error else f"ACCEPTED VARIANT FAILED {o.error}"
                          f"{', '.join(o.failed_cases)}")
             else:
                 state = ("killed by " + ", ".join(f"{r} ({c})" for r, c in o.killed_on.items())

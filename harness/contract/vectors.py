@@ -8,7 +8,7 @@ files from ``--vectors`` are untrusted: read with :func:`reference_impl.strict_j
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -34,6 +34,19 @@ class Expectation:
     #: Accepted outcomes, any of which passes (vectors/README.md "Accepted alternatives"):
     #: where the notes admit several readings, each is listed; empty for one outcome.
     alternatives: tuple[Expectation, ...] = ()
+    #: Check attribution (vectors/README.md "Checks"): (check name, rule) pairs; a check not
+    #: named is charged to every rule of the expectation.
+    checks: tuple[tuple[str, str], ...] = ()
+
+    def attributed(self, check: str) -> str | None:
+        """The one rule ``check`` is charged to, when the vector names it."""
+        return dict(self.checks).get(check)
+
+    @property
+    def output_parts(self) -> tuple[str, ...]:
+        """The JSON pointers of the named output parts (``output:<pointer>`` checks)."""
+        return tuple(name.partition(":")[2] for name, _ in self.checks
+                     if name.startswith("output:"))
 
     @property
     def is_error(self) -> bool:
@@ -55,7 +68,29 @@ def _expectation(operation: str, spec: Mapping[str, Any]) -> Expectation:
         compare=spec.get("compare"),
         rules=tuple(spec.get("rules", ())),
         alternatives=tuple(_expectation(operation, a) for a in spec.get("alternatives", ())),
+        checks=tuple(sorted((spec.get("checks") or {}).items())),
     )
+
+
+def _check_attribution(exp: Expectation, case_rules: Sequence[str], where: str) -> None:
+    """Each attributed check exists for this expectation and names one of its rules."""
+    allowed = set(exp.rules or case_rules)
+    kinds = exp.alternatives or (exp,)
+    has_error = any(k.is_error for k in kinds)
+    has_output = any(not k.is_error for k in kinds)
+    for name, rule in exp.checks:
+        if rule not in allowed:
+            raise HarnessError("VECTOR_INVALID", f"check {name!r} is charged to {rule}, which "
+                               f"is not among the expectation's rules {sorted(allowed)}",
+                               f"{where}/checks/{name}")
+        if (name == "error-code" and not has_error) or (
+                name.startswith("output") and not has_output):
+            raise HarnessError("VECTOR_INVALID", f"check {name!r} does not exist for this "
+                               "expectation (error-code needs an error, output an output)",
+                               f"{where}/checks/{name}")
+        if name.startswith("output:") and exp.alternatives:
+            raise HarnessError("VECTOR_INVALID", "named output parts are for a single "
+                               "expected output, not alternatives", f"{where}/checks/{name}")
 
 
 @dataclass(frozen=True)
@@ -100,13 +135,15 @@ def load_file(path: Path) -> list[Case]:
     for case in doc["cases"]:
         expect = tuple(_expectation(op, spec) for op, spec in sorted(case["expect"].items()))
         for exp in expect:
+            where = f"{path}#/cases/{doc['cases'].index(case)}/expect/{exp.operation}"
             extra = sorted(set(exp.rules) - set(case["rules"]))
             if extra:
                 raise HarnessError(
                     "VECTOR_INVALID",
                     f"expectation rules {extra} are not among the case's rules",
-                    f"{path}#/cases/{doc['cases'].index(case)}/expect/{exp.operation}/rules",
+                    f"{where}/rules",
                 )
+            _check_attribution(exp, case["rules"], where)
         cases.append(
             Case(
                 id=case["id"],

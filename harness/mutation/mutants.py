@@ -75,6 +75,11 @@ class Mutant:
     replace: str
     where: str
     survives: bool = False  # an accepted variant: must fail no vector
+    #: the one rule the fault breaks (issue 21 D): a fault breaking a MUST is killed on it
+    breaks: str = ""
+    #: an accepted variant that may fail these SHOULD/MAY rules, and no other (issue 21 C: a
+    #: serializer answering malformed input with another code fails BO-D007 only)
+    fails_only: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -83,6 +88,7 @@ class Outcome:
     killed_on: dict[str, str] = field(default_factory=dict)  # rule -> first failing case
     error: str = ""
     failed_cases: tuple[str, ...] = ()  # every case that failed, whatever its rules
+    failed_rules: tuple[str, ...] = ()  # the rules of every failed check, whatever the mutant
 
     @property
     def killed(self) -> bool:
@@ -110,10 +116,26 @@ def load_mutants(folder: Path = MUTANTS_DIR) -> list[Mutant]:
             names.add(item["name"])
             if not isinstance(item.get("survives", False), bool):
                 raise HarnessError("MUTANT_INVALID", "survives must be true or false", where)
+            _check_breaks(item, where)
             mutants.append(Mutant(item["name"], doc["family"], tuple(item["rules"]),
                                   item["file"], item["function"], item["find"],
-                                  item["replace"], where, item.get("survives", False)))
+                                  item["replace"], where, item.get("survives", False),
+                                  item.get("breaks", ""), tuple(item.get("fails_only", ()))))
     return mutants
+
+
+def _check_breaks(item: dict[str, Any], where: str) -> None:
+    """``breaks``: the one rule a fault breaks, among its rules (an accepted variant breaks
+    none); ``fails_only``: only on an accepted variant, the rules it may fail."""
+    breaks, survives = item.get("breaks"), item.get("survives", False)
+    if survives and breaks:
+        raise HarnessError("MUTANT_INVALID", "an accepted variant (survives: true) breaks no "
+                           "rule; drop breaks", where)
+    if not survives and breaks not in item["rules"]:
+        raise HarnessError("MUTANT_INVALID", f"fault {item['name']!r}: breaks must name the one "
+                           f"rule it breaks, among its rules {item['rules']}", where)
+    if item.get("fails_only") and not survives:
+        raise HarnessError("MUTANT_INVALID", "fails_only is for accepted variants", where)
 
 
 # ---- where a fault applies: a definition, then the snippet inside it -----------------------------
@@ -217,7 +239,8 @@ def _worker(paths: Sequence[str]) -> dict[str, Any]:
 
             # as `run` does, with protocol 1.1 observations; only a failed case kills (an
             # errored one is the implementation crashing, not a rule catching the fault)
-            failed = [[case.id, list(case.rules_for(exp))] for case, exp, judgment in
+            # killed on the rules of the checks that failed (issue 21: checks carry rules)
+            failed = [[case.id, list(judgment.failed_rules)] for case, _exp, judgment in
                       failures(InProcessTarget(operations()), cases, observable=True)
                       if judgment.status == "fail"]
             results[copy] = {"failed": failed}
@@ -272,7 +295,9 @@ def run_mutants(mutants: Sequence[Mutant], *, jobs: int = 2,
                 if rid in mutant.rules:
                     killed.setdefault(rid, case_id)
         failed = tuple(dict.fromkeys(case_id for case_id, _ in result.get("failed", [])))
-        outcomes.append(Outcome(mutant, killed, result.get("error", ""), failed))
+        failed_rules = tuple(dict.fromkeys(rid for _, rules in result.get("failed", [])
+                                           for rid in rules))
+        outcomes.append(Outcome(mutant, killed, result.get("error", ""), failed, failed_rules))
     return outcomes
 
 
@@ -288,7 +313,8 @@ def score(outcomes: Iterable[Outcome], must_rules: Iterable[str]) -> dict[str, A
         # notes leave open
         "accepted_variants": sum(o.mutant.survives for o in outcomes),
         "accepted_variants_failed": {o.mutant.name: list(o.failed_cases) for o in outcomes
-                                     if o.mutant.survives and (o.failed_cases or o.error)},
+                                     if o.mutant.survives and (o.error or set(
+                                         o.failed_rules) - set(o.mutant.fails_only))},
         "must_rules": len(must),
         "must_rules_without_a_killed_mutant": [r for r in must if r not in killed_rules],
     }

@@ -12,10 +12,16 @@ import re
 
 from agent_tck.harness.reports._text import one_line
 from agent_tck.harness.reports.stream import Run
-from agent_tck.harness.run.results import CONFORMANT, NOT_CONFORMANT, PARTIAL, RECOMMENDED
+from agent_tck.harness.run.results import (
+    CONFORMANT,
+    NOT_CONFORMANT,
+    NOT_DECLARED,
+    PARTIAL,
+    RECOMMENDED,
+)
 
 COLORS = {RECOMMENDED: "brightgreen", CONFORMANT: "green", NOT_CONFORMANT: "red",
-          PARTIAL: "lightgrey"}
+          PARTIAL: "lightgrey", NOT_DECLARED: "lightgrey"}
 _SAFE_NAME = re.compile(r"^[a-z][a-z0-9-]{0,63}$")
 
 

@@ -98,7 +98,7 @@ def render(run: Run) -> str:
             ("language", impl.get("language")),
             ("target", header.target.get("command") or header.target.get("kind")),
             ("tck_version", header.tck_version),
-            ("verdict", verdict.verdict if verdict else "incomplete (truncated run)"),
+            ("verdict", verdict.text if verdict else "incomplete (truncated run)"),
         ):
             if value:
                 ET.SubElement(props, "property", {"name": name, "value": one_line(label(value))})

@@ -14,6 +14,7 @@ import re
 from agent_tck.harness.reports._text import one_line
 from agent_tck.harness.reports.stream import Run
 from agent_tck.harness.run.results import NOT_CONFORMANT, RECOMMENDED, CaseResult, RuleInfo
+from agent_tck.harness.run.verdicts import filter_text
 
 MAX_RULES = 20  # failing rules listed
 MAX_CASES = 3  # failing cases listed per rule
@@ -66,11 +67,7 @@ def _facts(run: Run) -> list[str]:
     if h.implementation.get("language"):
         parts.append(f"**language** {md(h.implementation['language'])}")
     if h.filtered:
-        f = h.filters
-        chosen = [f"{k}={md(','.join(v) if isinstance(v, list) else v)}"
-                  for k, v in (("family", f.get("family")), ("rule", f.get("rule")),
-                               ("k", f.get("k"))) if v]
-        parts.append("**filtered** " + " ".join(chosen) + " (the verdict covers these only)")
+        parts.append(f"**partial** {md(filter_text(h.filters))} (the verdict covers these only)")
     if h.strict:
         parts.append("**strict** (SHOULD rules gate)")
     parts.append(f"agent-tck {md(h.tck_version)}")
@@ -102,7 +99,7 @@ def _table(run: Run) -> list[str]:
         if not run.rules_of(family):
             continue
         v = verdicts.get(family)
-        text = f"{_MARK.get(v.verdict, '❌')} {v.verdict}" if v else "⚠️ incomplete"
+        text = f"{_MARK.get(v.verdict, '❌')} {md(v.text)}" if v else "⚠️ incomplete"
         counts = run.rule_counts(family)
         lines.append(f"| {md(family)} | {text} | "
                      + " | ".join(str(counts[c]) for c in cols) + " |")

@@ -23,7 +23,7 @@ from typing import IO, Any
 
 from agent_tck.harness.reports.redact import redact
 from agent_tck.harness.run.results import (
-    RESULTS_FORMAT,
+    READABLE_FORMATS,
     RULE_STATUSES,
     CaseResult,
     Footer,
@@ -240,9 +240,10 @@ def parse_lines(lines: Iterable[bytes | str], source: str = "results.jsonl") -> 
             if kind != "header":
                 raise StreamError("RESULTS_NO_HEADER", f"the first record is a {kind}; a "
                                   "results stream starts with its header", source, number)
-            if record.get("format") != RESULTS_FORMAT:
+            if record.get("format") not in READABLE_FORMATS:
                 raise StreamError("RESULTS_FORMAT", f"format {record.get('format')!r} found, "
-                                  f"{RESULTS_FORMAT!r} expected", source, number)
+                                  f"one of {', '.join(map(repr, READABLE_FORMATS))} expected",
+                                  source, number)
             _check("header", record, source, number)
             header = Header.from_json(record)
         elif footer is not None or kind == "header":

@@ -49,7 +49,8 @@ class Entry:
             return False
         if self.case is not None:
             return result.case == self.case
-        return self.rule in result.rules
+        # a rule entry matches a case citing the rule or one with a check charged to it
+        return self.rule in result.rules or any(c.rule == self.rule for c in result.checks)
 
 
 def load_baseline(

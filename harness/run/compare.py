@@ -109,8 +109,9 @@ def _short(value: Any, limit: int = 80) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def compare(expected: Any, actual: Any, mode: str) -> str | None:
-    """None when ``actual`` satisfies ``expected`` under ``mode``, else the first difference."""
+def _normalized(expected: Any, actual: Any, mode: str) -> tuple[Any, Any] | str:
+    """Both sides in ``mode``'s normal form (actual aligned to expected), or why the actual
+    output has none."""
     normalize = _normalizers()[mode]
     try:
         actual_n = normalize(actual)
@@ -120,27 +121,77 @@ def compare(expected: Any, actual: Any, mode: str) -> str | None:
     align = _aligners().get(mode)
     if align is not None:
         actual_n = align(expected_n, actual_n)
-    return first_difference(expected_n, actual_n)
+    return expected_n, actual_n
 
 
-def accept_any(expectation: Any, result: Any, evaluate: Callable[[Any, Any], Any]) -> Any:
-    """Hold ``result`` against an expectation that lists accepted alternatives.
+def compare(expected: Any, actual: Any, mode: str) -> str | None:
+    """None when ``actual`` satisfies ``expected`` under ``mode``, else the first difference."""
+    both = _normalized(expected, actual, mode)
+    return both if isinstance(both, str) else first_difference(*both)
 
-    Where the notes admit several readings (a suite decision the source runtime or a second
-    reading does otherwise, vectors/README.md "Accepted alternatives"), the vector lists each
-    accepted outcome; the result passes when it satisfies any of them. A failure says why it
-    matched none, alternative by alternative. ``evaluate`` holds one outcome against one plain
-    expectation (``harness.run.evaluate.evaluate``) and returns its verdict value.
-    """
-    import dataclasses
 
-    verdicts = [evaluate(alternative, result) for alternative in expectation.alternatives]
-    for verdict in verdicts:
-        if verdict.status != "fail":  # pass, or errored (the same for every alternative)
-            return verdict
-    reasons = "; ".join(f"({i + 1}) {v.message}" for i, v in enumerate(verdicts))
-    return dataclasses.replace(verdicts[0], message=f"matches none of the accepted "
-                                                    f"outcomes: {reasons}")
+_ABSENT = object()
+
+
+def _tokens(pointer: str) -> list[str]:
+    return [t.replace("~1", "/").replace("~0", "~") for t in pointer.split("/")[1:]]
+
+
+def _at(value: Any, pointer: str) -> Any:
+    """The member a JSON pointer names, or ``_ABSENT``."""
+    for token in _tokens(pointer):
+        if isinstance(value, dict) and token in value:
+            value = value[token]
+        elif isinstance(value, list) and token.isdigit() and int(token) < len(value):
+            value = value[int(token)]
+        else:
+            return _ABSENT
+    return value
+
+
+def _without(value: Any, pointer: str) -> Any:
+    """A copy of ``value`` with the member at ``pointer`` replaced by a marker (present or
+    not), so the rest compares without it and list positions stay put."""
+    tokens = _tokens(pointer)
+    if not tokens:
+        return "<named part>"
+    head, rest = tokens[0], "/" + "/".join(tokens[1:]) if len(tokens) > 1 else ""
+    if isinstance(value, dict):
+        copy = dict(value)
+        if head in copy:
+            copy[head] = _without(copy[head], rest) if rest else "<named part>"
+        elif not rest:
+            copy[head] = "<named part>"
+        return copy
+    if isinstance(value, list) and head.isdigit() and int(head) < len(value):
+        copy_list = list(value)
+        index = int(head)
+        copy_list[index] = _without(copy_list[index], rest) if rest else "<named part>"
+        return copy_list
+    return value
+
+
+def compare_parts(expected: Any, actual: Any, mode: str,
+                  parts: tuple[str, ...]) -> dict[str, str | None]:
+    """Each named part (a JSON pointer into the normal form of ``mode``) compared on its own,
+    and the rest of the output (``""``) without them: pointer -> first difference or None.
+    A part charged to another rule than the whole output fails only that rule."""
+    both = _normalized(expected, actual, mode)
+    if isinstance(both, str):
+        return dict.fromkeys(("", *parts), both)
+    expected_n, actual_n = both
+    out: dict[str, str | None] = {}
+    rest_e, rest_a = expected_n, actual_n
+    for pointer in parts:
+        want, got = _at(expected_n, pointer), _at(actual_n, pointer)
+        if want is _ABSENT or got is _ABSENT:
+            out[pointer] = None if want is got else (
+                f"{pointer}: {'missing' if got is _ABSENT else 'unexpected member'}")
+        else:
+            out[pointer] = first_difference(want, got, pointer)
+        rest_e, rest_a = _without(rest_e, pointer), _without(rest_a, pointer)
+    out[""] = first_difference(rest_e, rest_a)
+    return out
 
 
 # --- send_message traces: only the order the rules define --------------------------------------

@@ -6,14 +6,15 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
 
 from agent_tck.harness.common.errors import HarnessError
-from agent_tck.harness.contract.catalogue import load_catalogue
-from agent_tck.harness.contract.vectors import load_cases
+from agent_tck.harness.contract.catalogue import Catalogue, load_catalogue
+from agent_tck.harness.contract.vectors import Case, load_cases
 from agent_tck.harness.reports.runs import (
     LATEST,
     REPORTS_ROOT,
@@ -22,7 +23,7 @@ from agent_tck.harness.reports.runs import (
     safe_name,
 )
 from agent_tck.harness.run.baseline import load_baseline
-from agent_tck.harness.run.evaluate import OBSERVED_RULES, run_cases
+from agent_tck.harness.run.evaluate import OBSERVED_RULES, observes, run_cases
 from agent_tck.harness.run.protocol import OBSERVE
 from agent_tck.harness.run.results import CaseResult, Footer, Header
 from agent_tck.harness.run.runner import Filters, header, select
@@ -158,7 +159,8 @@ def run_suite(request: RunRequest, out: Console = sys.stdout,
         load_baseline(request.expect, (c.id for c in cases), catalogue.by_id)
         if request.expect else []
     )
-    filters = Filters(request.families, request.rules, request.keyword)
+    filters = Filters(request.families, request.rules, request.keyword,
+                      tuple(str(v) for v in request.vectors), not request.builtin_vectors)
     selected = select(cases, filters)
     if not selected:
         raise HarnessError("USAGE", "the filters select no vector case")
@@ -168,6 +170,11 @@ def run_suite(request: RunRequest, out: Console = sys.stdout,
         raise HarnessError("USAGE", "--report-dir names a file, not a folder",
                            str(request.report_dir))
     target, target_info, implementation = open_target(request.impl, request.timeout)
+    empty = covers_no_must(target.operations, cases, catalogue)
+    if empty:  # issue 26 item 6: an empty adapter certifies nothing, so it never exits 0
+        target.close()
+        err.write(f"agent-tck: {empty}\n")
+        return 1
     try:
         folder = _report_folder(request.report_dir, implementation["name"])
     except HarnessError:
@@ -199,7 +206,7 @@ def run_suite(request: RunRequest, out: Console = sys.stdout,
         except OSError as exc:
             err.write(f"agent-tck: could not update {folder.parent / LATEST}: "
                       f"{exc.strerror or exc}\n")
-    _print_summary(footer, head, paths, out)
+    _print_summary(footer, head, paths, out, observes(target))
     return footer.exit_code
 
 
@@ -219,6 +226,22 @@ def _report_folder(report_dir: Path | None, name: str) -> Path:
     return folder
 
 
+def covers_no_must(declared: Iterable[str], cases: Sequence[Case],
+                   catalogue: Catalogue) -> str:
+    """Why a run of ``declared`` operations can certify nothing, or "" when it can: no
+    operation declared at all, or none that a case citing a MUST rule runs."""
+    declared = set(declared)
+    if not declared:
+        return ("the implementation declares no operation (\"operations\": []): nothing can "
+                "be tested; declare the operations it implements (vectors/PROTOCOL.md)")
+    must = {r.id for r in catalogue.rules if r.level == "MUST"}
+    if any(e.operation in declared and must & set(c.rules_for(e))
+           for c in cases for e in c.expect):
+        return ""
+    return (f"the declared operations ({', '.join(sorted(declared))}) cover no MUST rule of "
+            "any vector: nothing the verdict needs can be tested")
+
+
 def _check_writable(folder: Path) -> None:
     """The report folder exists (created if need be) and takes a file: else the real cause, before
     any case runs (not a RESULTS_UNREADABLE from the renderer afterwards)."""
@@ -227,7 +250,8 @@ def _check_writable(folder: Path) -> None:
         pass
 
 
-def _print_summary(footer: Footer, head: Header, paths: dict[str, Path], out: Console) -> None:
+def _print_summary(footer: Footer, head: Header, paths: dict[str, Path], out: Console,
+                   observing: bool) -> None:
     counts = footer.counts
     impl = head.implementation
     out.write(f"agent-tck {head.tck_version} against {impl['name']} "
@@ -238,9 +262,15 @@ def _print_summary(footer: Footer, head: Header, paths: dict[str, Path], out: Co
             names = verdict.failing
             more = (f" ({', '.join(names[:8])}{'…' if len(names) > 8 else ''})" if names
                     else "")
-            out.write(f"  {family:<24} {verdict.verdict}{more}\n")
+            covers = (f" [covers {', '.join(verdict.covers)}]" if family == "overall"
+                      and verdict.covers and list(verdict.covers) != list(head.families) else "")
+            out.write(f"  {family:<24} {verdict.text}{more}{covers}\n")
     for rid in sorted(OBSERVED_RULES):
-        if footer.rules.get(rid) == "untested":
+        if footer.rules.get(rid) != "untested":
+            continue
+        if observing:  # said truthfully: it observes, but no selected case ran an observation
+            out.write(f"  {rid} untested: no selected case runs an observed operation\n")
+        else:
             out.write(f"  {rid} untested: the implementation does not declare the protocol 1.1 "
                       f"observe capability (\"observe\": {json.dumps(list(OBSERVE))}, "
                       "vectors/PROTOCOL.md)\n")

@@ -15,28 +15,46 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
+from fnmatch import fnmatchcase
 from typing import Any
 
 from agent_tck.harness.contract.vectors import Case, Expectation
 from agent_tck.harness.run.baseline import Entry, judge_against, stale_entries
-from agent_tck.harness.run.compare import accept_any, compare, first_difference, mode_for
-from agent_tck.harness.run.outcome import CallResult, Errored, Observed, Output, Rejected
+from agent_tck.harness.run.checks import (
+    OBSERVATION_RULE,
+    UNCHARGED,
+    actual_json,
+    bind,
+    expectation_checks,
+    observation_checks,
+    summary,
+)
+from agent_tck.harness.run.invariants import check_output
+from agent_tck.harness.run.outcome import CallResult, Errored, Observed, Output
 from agent_tck.harness.run.protocol import OBSERVE
 from agent_tck.harness.run.results import (
     CaseResult,
+    CheckResult,
     Footer,
     Header,
     Record,
     exit_code,
-    partial,
     summarize,
+    worst,
 )
 from agent_tck.harness.run.targets import Target
+from agent_tck.harness.run.verdicts import declared_families, shape
 
 #: Rules no single reply can show, with the protocol 1.1 observations that test them. BO-008:
 #: "without changing Session records" - the caller's memory is seen only when the adapter runs
 #: the operation twice on one in-memory input and reports the input as it stands afterwards.
-OBSERVED_RULES = {"BO-008": OBSERVE}
+OBSERVED_RULES = {OBSERVATION_RULE: OBSERVE}
+
+#: The operations that take a history or a session's records and turn them into a request
+#: (``fnmatch`` patterns): with ``observe`` declared, every case of these is observed and its
+#: observation checks are charged to BO-008 alone (vectors/README.md "Checks"). The serializers
+#: take a canonical history; ``session.resume-*`` serialize a recorded session into a request.
+OBSERVED_OPERATIONS = ("*.serialize", "session.resume-anthropic", "session.resume-openai")
 
 LATE_REPLY = ("the implementation replied more than once to this command (a reply is one line "
               "per command)")
@@ -45,12 +63,19 @@ LATE_REPLY = ("the implementation replied more than once to this command (a repl
 @dataclass(frozen=True)
 class Judgment:
     """One result held against one expectation: ``status`` is pass, fail, errored or
-    not-applicable; ``actual`` the answer as an outcome (None when errored or not asked)."""
+    not-applicable (the worst of its ``checks``); ``actual`` the answer as an outcome (None
+    when errored or not asked)."""
 
     status: str
     message: str = ""
     actual: Any = None
     transcript: tuple[str, ...] = field(default_factory=tuple)
+    checks: tuple[CheckResult, ...] = ()
+
+    @property
+    def failed_rules(self) -> tuple[str, ...]:
+        """The rules whose checks failed (what a seeded fault is killed on)."""
+        return tuple(dict.fromkeys(c.rule for c in self.checks if c.status == "fail"))
 
 
 def now() -> str:
@@ -60,65 +85,33 @@ def now() -> str:
 # --- one result against one expectation ---------------------------------------------------------
 
 
-def actual_json(result: CallResult) -> Any:
-    if isinstance(result, Output):
-        return {"output": result.value}
-    if isinstance(result, Rejected):
-        err: dict[str, Any] = {"code": result.code, "message": result.message}
-        if result.pointer is not None:
-            err["pointer"] = result.pointer
-        return {"error": err}
-    return None
+def _judgment(checks: tuple[CheckResult, ...], actual: Any,
+              transcript: tuple[str, ...] = ()) -> Judgment:
+    status = worst(c.status for c in checks)
+    message = summary(checks)
+    if status == "not-applicable":
+        message = next((c.message for c in checks if c.message), "")
+    return Judgment(status, message, actual, transcript, checks)
 
 
-def evaluate(expectation: Expectation, result: CallResult) -> Judgment:
-    """Hold one outcome against one expectation (any of its accepted alternatives passes)."""
-    if expectation.alternatives:
-        return accept_any(expectation, result, evaluate)
-    if isinstance(result, Errored):
-        return Judgment("errored", result.reason, None, result.transcript)
-    actual = actual_json(result)
-    if expectation.is_error:
-        if not isinstance(result, Rejected):
-            return Judgment("fail", f"accepted the input; expected rejection with "
-                                    f"{expectation.error_code}", actual)
-        if result.code == expectation.error_code:
-            return Judgment("pass", "", actual)
-        return Judgment("fail", f"rejected with {result.code}, expected "
-                                f"{expectation.error_code}", actual)
-    if isinstance(result, Rejected):
-        return Judgment("fail", f"rejected with {result.code} ({result.message}); expected an "
-                                "output", actual)
-    assert isinstance(result, Output)
-    mode = mode_for(expectation.operation, expectation.compare)
-    diff = compare(expectation.output, result.value, mode)
-    return Judgment("pass", "", actual) if diff is None else Judgment("fail", diff, actual)
+def evaluate(expectation: Expectation, result: CallResult,
+             rules: Sequence[str] = ()) -> Judgment:
+    """Hold one outcome against one expectation, charging each check to its rule (``rules``:
+    the expectation's, for checks the vector does not attribute)."""
+    rules = rules or expectation.rules or (UNCHARGED,)
+    checks = bind(expectation, rules, expectation_checks(expectation, result))
+    transcript = result.transcript if isinstance(result, Errored) else ()
+    return _judgment(checks, actual_json(result), transcript)
 
 
-def _canonical(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, ensure_ascii=False)
-
-
-def evaluate_observed(expectation: Expectation, observed: Observed, given: Any) -> Judgment:
-    """BO-008 ("without changing Session records"): the input as it stands after two calls is
-    the input given, and the second call's result is the first one's; then the expectation."""
-    judgment = evaluate(expectation, observed.first)
-    if _canonical(observed.input_after) != _canonical(given):
-        diff = first_difference(given, observed.input_after) or "a number's type changed"
-        return Judgment("fail", f"BO-008: the call changed the history it was given (input "
-                                f"after two calls differs at {diff})", judgment.actual,
-                        ("BO-008 input-after: " + _canonical(observed.input_after)[:2000],))
-    first, second = observed.first, observed.second
-    if isinstance(first, Rejected) and isinstance(second, Rejected):
-        same = first.code == second.code
-    else:
-        same = _canonical(actual_json(first)) == _canonical(actual_json(second))
-    if not same:
-        diff = first_difference(actual_json(first), actual_json(second)) or "types differ"
-        return Judgment("fail", f"BO-008: a second call on the same in-memory input gave "
-                                f"another result (first vs second: {diff})", judgment.actual,
-                        ("BO-008 repeat: " + _canonical(actual_json(second))[:2000],))
-    return judgment
+def evaluate_observed(expectation: Expectation, observed: Observed, given: Any,
+                      rules: Sequence[str] = ()) -> Judgment:
+    """One observed result (protocol 1.1) against one expectation: the expectation's checks on
+    the first result, and the observation checks, charged to BO-008 alone."""
+    extra, transcript = observation_checks(observed, given)
+    rules = rules or expectation.rules or (UNCHARGED,)
+    checks = bind(expectation, rules, [*expectation_checks(expectation, observed.first), *extra])
+    return _judgment(checks, actual_json(observed.first), tuple(transcript))
 
 
 def observes(target: Target) -> bool:
@@ -126,31 +119,55 @@ def observes(target: Target) -> bool:
     return set(OBSERVE) <= set(getattr(target, "observe", ()))
 
 
+def observed_operation(operation: str) -> bool:
+    """Whether every case of ``operation`` is observed (when the target can be)."""
+    return any(fnmatchcase(operation, pattern) for pattern in OBSERVED_OPERATIONS)
+
+
+def _untested(rule: str) -> str:
+    return (f"{rule} is untested: only the protocol 1.1 observe capability "
+            f"(\"observe\": {json.dumps(list(OBSERVE))}) shows it, and the implementation "
+            "does not declare it")
+
+
+def _unobserved(checks: tuple[CheckResult, ...]) -> tuple[CheckResult, ...]:
+    """Without the observation, a check charged to an observed rule shows nothing of it."""
+    return tuple(replace(c, status="not-applicable", message=_untested(c.rule))
+                 if c.rule in OBSERVED_RULES else c for c in checks)
+
+
 def judge(target: Target, case: Case, expectation: Expectation,
           observable: bool | None = None) -> tuple[Judgment, bool]:
     """The judgment for one (case, operation), and whether the target was called for it.
 
-    An undeclared operation, or an observed rule (BO-008) without the observe capability, is
-    not-applicable: untested, never passed. ``observable`` defaults to what the target declares.
+    An undeclared operation is not-applicable; so is every check charged to an observed rule
+    (BO-008) without the observe capability: untested, never passed. ``observable`` defaults
+    to what the target declares. With it, a case citing BO-008 and every case of an
+    :data:`OBSERVED_OPERATIONS` operation is run twice on one input and observed.
     """
     observable = observes(target) if observable is None else observable
-    observed = sorted(OBSERVED_RULES.keys() & set(case.rules_for(expectation)))
+    rules = case.rules_for(expectation)
+    cited = sorted(OBSERVED_RULES.keys() & set(rules))
     if expectation.operation not in target.operations:
         return Judgment("not-applicable", f"the implementation does not declare "
                                           f"{expectation.operation}"), False
-    if observed and not observable:
-        return Judgment(
-            "not-applicable",
-            f"{', '.join(observed)} is untested: only the protocol 1.1 observe capability "
-            f"(\"observe\": {json.dumps(list(OBSERVE))}) shows it, and the implementation "
-            "does not declare it"), False
-    if observed:
-        result = target.call(expectation.operation, case.input, case.id, observe=True)
-        if isinstance(result, Observed):
-            return evaluate_observed(expectation, result, case.input), True
-    else:
-        result = target.call(expectation.operation, case.input, case.id)
-    return evaluate(expectation, result), True  # type: ignore[arg-type]
+    observe = observable and (bool(cited) or observed_operation(expectation.operation))
+    result = target.call(expectation.operation, case.input, case.id, observe=observe)
+    extra: list[Any] = []
+    transcript: tuple[str, ...] = ()
+    if isinstance(result, Observed):
+        extra, lines = observation_checks(result, case.input)
+        transcript = tuple(lines)
+        result = result.first
+    checks = bind(expectation, rules, [*expectation_checks(expectation, result), *extra])
+    if isinstance(result, Output):
+        checks += tuple(CheckResult(i.check, i.rule, i.status, i.message)
+                        for i in check_output(expectation.operation, case.input, result.value))
+    if not observable:
+        checks = _unobserved(checks)
+    if isinstance(result, Errored):
+        transcript = (*result.transcript, *transcript)
+    return _judgment(checks, actual_json(result), transcript), True
 
 
 def failures(target: Target, cases: Iterable[Case],
@@ -170,10 +187,11 @@ def case_result(seq: int, case: Case, expectation: Expectation, judgment: Judgme
                 duration_ms: float) -> CaseResult:
     return CaseResult(
         seq=seq, case=case.id, family=case.family, operation=expectation.operation,
-        rules=tuple(case.rules_for(expectation)), status=judgment.status,
+        rules=tuple(case.rules_for(expectation)),  # cited; the checks say whose rule each is
+        status=judgment.status,
         description=case.description, input=case.input, expected=expectation.to_json(),
         actual=judgment.actual, message=judgment.message, transcript=judgment.transcript,
-        duration_ms=round(duration_ms, 3),
+        duration_ms=round(duration_ms, 3), checks=judgment.checks,
     )
 
 
@@ -194,8 +212,10 @@ class _Held:
     def release(self) -> Iterator[CaseResult]:
         for kept in self.held:
             late = self.pop_late(kept.case, kept.operation) if self.pop_late else ()
-            result = replace(kept, status="errored", message=LATE_REPLY,
-                             transcript=(*kept.transcript, *late)) if late else kept
+            result = replace(
+                kept, status="errored", message=LATE_REPLY, transcript=(*kept.transcript, *late),
+                checks=tuple(replace(c, status="errored", message=LATE_REPLY)
+                             for c in kept.checks)) if late else kept
             result = judge_against(result, self.baseline)
             self.released.append(result)
             if self.on_result is not None:
@@ -208,7 +228,8 @@ def footer(header: Header, results: Sequence[CaseResult], baseline: Sequence[Ent
     """The footer of a run: its summary (partial when filtered) and exit code; a baseline entry
     whose cases all pass now is stale and fails the run."""
     stale = tuple(e.label() for e in stale_entries(results, baseline))
-    summary = partial(summarize(header.rules, results), header.filters)
+    summary = shape(summarize(header.rules, results), header.rules, header.families,
+                    header.filters, declared_families(header.families, results))
     code = exit_code(header.rules, results, strict=header.strict, stale=len(stale))
     return summary.footer(finished=now(), exit_code=code, stale_baseline=stale)
 

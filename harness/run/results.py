@@ -16,7 +16,12 @@ from dataclasses import dataclass
 from typing import Any
 
 #: The results stream format, written in every header (runner, audit) and checked on reading.
-RESULTS_FORMAT = "agent-tck-results/1"
+#: Format 2 adds each case record's ``checks`` (the check model, vectors/README.md "Checks");
+#: files of format 1 (no ``checks``: a case's status counts for each rule it cites) still read.
+RESULTS_FORMAT = "agent-tck-results/2"
+READABLE_FORMATS = ("agent-tck-results/1", RESULTS_FORMAT)
+
+CHECK_STATUSES = ("pass", "fail", "errored", "not-applicable")
 
 CASE_STATUSES = ("pass", "fail", "errored", "not-applicable", "expected-fail", "stale")
 RULE_STATUSES = ("pass", "fail", "errored", "expected-fail", "not-applicable", "untested")
@@ -24,7 +29,8 @@ CONFORMANT = "conformant"
 RECOMMENDED = "conformant, recommended"
 NOT_CONFORMANT = "not conformant"
 PARTIAL = "partial"  # a filtered run that would be conformant: it certifies only a part
-VERDICTS = (RECOMMENDED, CONFORMANT, NOT_CONFORMANT, PARTIAL)
+NOT_DECLARED = "not declared"  # a family the implementation declares no operation of
+VERDICTS = (RECOMMENDED, CONFORMANT, NOT_CONFORMANT, PARTIAL, NOT_DECLARED)
 
 
 # --- the records --------------------------------------------------------------------------------
@@ -61,8 +67,11 @@ class Header:
 
     @property
     def filtered(self) -> bool:
-        f = self.filters
-        return bool(f.get("family") or f.get("rule") or f.get("k"))
+        """Any filter (``--family``, ``--rule``, ``-k``, ``--vectors``, ``--only-vectors``):
+        the run covers a part of the suite (harness.run.verdicts)."""
+        from agent_tck.harness.run.verdicts import is_filtered
+
+        return is_filtered(self.filters)
 
     def to_json(self) -> dict[str, Any]:
         return {"type": "header", "format": self.format, "tck_version": self.tck_version,
@@ -82,6 +91,40 @@ class Header:
                                  bool(r.get("decision", False))) for r in raw["rules"]),
             families=tuple(raw["families"]),
         )
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """One check of a case, charged to exactly one rule (vectors/README.md "Checks").
+
+    ``check`` names what was held against what: ``outcome`` (accepted or rejected),
+    ``error-code``, ``output`` or ``output:<JSON pointer>`` (a named part of it),
+    ``observe:input-after`` / ``observe:repeat`` (BO-008), ``invariant:<name>``.
+    ``status`` is one of ``CHECK_STATUSES``.
+    """
+
+    check: str
+    rule: str
+    status: str
+    message: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"check": self.check, "rule": self.rule, "status": self.status,
+                "message": self.message}
+
+    @classmethod
+    def from_json(cls, raw: Mapping[str, Any]) -> CheckResult:
+        return cls(raw["check"], raw["rule"], raw["status"], raw.get("message") or "")
+
+
+_WORST = ("fail", "errored", "pass", "not-applicable")
+
+
+def worst(statuses: Iterable[str]) -> str:
+    """A case's displayed status from its checks' statuses: the worst of them (fail, errored,
+    pass, not-applicable in that order); not-applicable when there is none."""
+    present = set(statuses)
+    return next((s for s in _WORST if s in present), "not-applicable")
 
 
 @dataclass(frozen=True)
@@ -109,6 +152,27 @@ class CaseResult:
     duration_ms: float | None = None
     baseline: Mapping[str, Any] | None = None  # entry (label), reason, issue
     line: int = 0
+    checks: tuple[CheckResult, ...] = ()  # empty: format 1, or no call was made
+
+    def charges(self) -> Iterator[tuple[str, str]]:
+        """(rule, status) pairs this result counts for: one per check when it has checks (a
+        rule's status derives only from its own checks), else the case's status for each rule
+        it cites (format 1, or an operation not called). A baseline's expected failure turns
+        the failing checks into expected failures."""
+        if not self.checks:
+            yield from ((rid, self.status) for rid in self.rules)
+            return
+        expected = self.status == "expected-fail"
+        for check in self.checks:
+            failing = check.status in {"fail", "errored"}
+            yield check.rule, ("expected-fail" if expected and failing else check.status)
+
+    def failed_rules(self) -> tuple[str, ...]:
+        """The rules of the checks that failed (with no checks, the cited rules when the case
+        failed): the rules a seeded fault is killed on."""
+        if not self.checks:
+            return self.rules if self.status == "fail" else ()
+        return tuple(dict.fromkeys(c.rule for c in self.checks if c.status == "fail"))
 
     @property
     def baseline_text(self) -> str:
@@ -130,6 +194,8 @@ class CaseResult:
         if self.baseline is not None:  # a bare label stays a bare label
             only_label = set(self.baseline) == {"entry"}
             out["baseline"] = self.baseline["entry"] if only_label else dict(self.baseline)
+        if self.checks:
+            out["checks"] = [c.to_json() for c in self.checks]
         return out
 
     @classmethod
@@ -145,6 +211,7 @@ class CaseResult:
             expected=raw["expected"], actual=raw.get("actual"), message=raw.get("message") or "",
             transcript=tuple(raw.get("transcript") or ()), duration_ms=raw.get("duration_ms"),
             baseline=baseline, line=line,
+            checks=tuple(CheckResult.from_json(c) for c in raw.get("checks") or ()),
         )
 
 
@@ -155,9 +222,28 @@ class Verdict:
 
     verdict: str
     failing: tuple[str, ...] = ()
+    covers: tuple[str, ...] = ()  # overall: the families it is over (the declared ones)
+    filter: str = ""  # partial: the filters that made it so, as options
+
+    @property
+    def text(self) -> str:
+        """The verdict in words with what it covers: ``partial (--family x -k y)``."""
+        if self.verdict == PARTIAL and self.filter:
+            return f"{PARTIAL} ({self.filter})"
+        return self.verdict
 
     def to_json(self) -> dict[str, Any]:
-        return {"verdict": self.verdict, "failing": list(self.failing)}
+        out: dict[str, Any] = {"verdict": self.verdict, "failing": list(self.failing)}
+        if self.covers:
+            out["covers"] = list(self.covers)
+        if self.filter:
+            out["filter"] = self.filter
+        return out
+
+    @classmethod
+    def from_mapping(cls, value: Mapping[str, Any]) -> Verdict:
+        return cls(value["verdict"], tuple(value.get("failing") or ()),
+                   tuple(value.get("covers") or ()), value.get("filter") or "")
 
 
 @dataclass(frozen=True)
@@ -196,7 +282,7 @@ class Footer:
                                 and statuses.get(r.id, "untested") != "pass")
                 verdicts[family] = Verdict(value, failing if value == NOT_CONFORMANT else ())
             else:
-                verdicts[family] = Verdict(value["verdict"], tuple(value.get("failing") or ()))
+                verdicts[family] = Verdict.from_mapping(value)
         return cls(raw["finished"], dict(raw["counts"]), statuses, verdicts, raw["exit_code"],
                    tuple(raw.get("stale_baseline") or ()))
 
@@ -211,6 +297,15 @@ def _get(record: Any, key: str, default: Any = None) -> Any:
     if isinstance(record, Mapping):
         return record.get(key, default)
     return getattr(record, key, default)
+
+
+def _charges(record: Any) -> Iterable[tuple[str, str]]:
+    """(rule, status) pairs of a typed case result or its JSON (:meth:`CaseResult.charges`)."""
+    if isinstance(record, CaseResult):
+        return record.charges()
+    checks = tuple(CheckResult.from_json(c) for c in record.get("checks") or ())
+    return CaseResult(0, "", "", "", tuple(record.get("rules") or ()), record["status"], "",
+                      None, None, None, "", checks=checks).charges()
 
 
 def rule_status(level: str, statuses: Sequence[str]) -> str:
@@ -269,8 +364,7 @@ class RunSummary:
     def footer(self, *, finished: str, exit_code: int,
                stale_baseline: Sequence[str] = ()) -> Footer:
         return Footer(finished, self.counts, self.rule_status,
-                      {k: Verdict(v["verdict"], tuple(v["failing"]))
-                       for k, v in self.verdicts.items()},
+                      {k: Verdict.from_mapping(v) for k, v in self.verdicts.items()},
                       exit_code, tuple(stale_baseline))
 
 
@@ -290,8 +384,8 @@ def summarize(rules: Iterable[Any], case_records: Iterable[Any]) -> RunSummary:
     for record in case_records:
         status = _get(record, "status")
         counts[status] = counts.get(status, 0) + 1
-        for rid in _get(record, "rules", ()) or ():
-            by_rule.setdefault(rid, []).append(status)
+        for rid, charged in _charges(record):
+            by_rule.setdefault(rid, []).append(charged)
 
     statuses: dict[str, str] = {}
     families: dict[str, list[tuple[str, str, str]]] = {}
@@ -311,21 +405,6 @@ def summarize(rules: Iterable[Any], case_records: Iterable[Any]) -> RunSummary:
     return RunSummary(statuses, verdicts, counts)
 
 
-def partial(summary: RunSummary, filters: Mapping[str, Any]) -> RunSummary:
-    """A filtered run certifies only what it ran: a verdict that would be conformant says
-    "partial" instead - every verdict under ``--rule`` or ``-k``, the overall one under
-    ``--family``. A failure found by a filtered run is real and stays "not conformant"."""
-    narrowed = bool(filters.get("rule") or filters.get("k"))
-    verdicts = {}
-    for family, verdict in summary.verdicts.items():
-        passing = verdict["verdict"] != NOT_CONFORMANT
-        if passing and (narrowed or (family == "overall" and filters.get("family"))):
-            verdicts[family] = {**verdict, "verdict": PARTIAL}
-        else:
-            verdicts[family] = verdict
-    return RunSummary(summary.rule_status, verdicts, summary.counts)
-
-
 def exit_code(rules: Iterable[Any], records: Iterable[Any], *, strict: bool = False,
               stale: int = 0) -> int:
     """0 when no applicable MUST rule fails or errors (nor a SHOULD one under --strict) and no
@@ -337,12 +416,14 @@ def exit_code(rules: Iterable[Any], records: Iterable[Any], *, strict: bool = Fa
         status = _get(record, "status")
         if status == "stale":
             return 1
-        if status in {"fail", "errored"} and gating & set(_get(record, "rules", ())):
+        if status in {"fail", "errored"} and any(
+                rid in gating and charged in {"fail", "errored"}
+                for rid, charged in _charges(record)):
             return 1
     return 1 if stale else 0
 
 
-__all__ = ["CASE_STATUSES", "CONFORMANT", "NOT_CONFORMANT", "PARTIAL", "RECOMMENDED",
-           "RESULTS_FORMAT", "RULE_STATUSES", "VERDICTS", "CaseResult", "Footer", "Header",
-           "Record", "RuleInfo", "RunSummary", "Verdict", "exit_code", "partial",
-           "rule_status", "summarize"]
+__all__ = ["CASE_STATUSES", "CHECK_STATUSES", "CONFORMANT", "NOT_CONFORMANT", "NOT_DECLARED",
+           "PARTIAL", "READABLE_FORMATS", "RECOMMENDED", "RESULTS_FORMAT", "RULE_STATUSES",
+           "VERDICTS", "CaseResult", "CheckResult", "Footer", "Header", "Record", "RuleInfo",
+           "RunSummary", "Verdict", "exit_code", "rule_status", "summarize", "worst"]

@@ -19,12 +19,23 @@ from agent_tck.harness.run.results import RESULTS_FORMAT, Header, RuleInfo
 
 @dataclass(frozen=True)
 class Filters:
+    """What narrows a run; any of it makes the run partial (harness.run.verdicts): ``vectors`` are
+    ``--vectors`` folders beside the built-in vectors, ``only_vectors`` leaves those out."""
+
     families: tuple[str, ...] = ()
     rules: tuple[str, ...] = ()
     keyword: str | None = None
+    vectors: tuple[str, ...] = ()
+    only_vectors: bool = False
 
     def to_json(self) -> dict[str, Any]:
-        return {"family": list(self.families), "rule": list(self.rules), "k": self.keyword}
+        out: dict[str, Any] = {"family": list(self.families), "rule": list(self.rules),
+                               "k": self.keyword}
+        if self.vectors:
+            out["vectors"] = list(self.vectors)
+        if self.only_vectors:
+            out["only_vectors"] = True
+        return out
 
 
 def _keyword_match(keyword: str, case: Case) -> bool:
@@ -46,6 +57,17 @@ def select(cases: Iterable[Case], filters: Filters) -> list[Case]:
     return out
 
 
+def charged_elsewhere(cases: Sequence[Case]) -> set[str]:
+    """Rules a case's checks may be charged to beyond those it cites: BO-008 for every observed
+    operation, and the rule of each invariant registered for a case's operation."""
+    from agent_tck.harness.run.evaluate import OBSERVED_RULES, observed_operation
+    from agent_tck.harness.run.invariants import rules_for
+
+    operations = {e.operation for c in cases for e in c.expect}
+    observed = set(OBSERVED_RULES) if any(map(observed_operation, operations)) else set()
+    return observed | rules_for(operations)
+
+
 def header(
     catalogue: Catalogue,
     cases: Sequence[Case],
@@ -60,7 +82,7 @@ def header(
     rule of another family that a selected case cites is judged too (a wire-audit case citing
     BO-001 fails BO-001), so its failure gates the run instead of counting for nothing."""
     tested = {c.family for c in cases}
-    cited = {rid for c in cases for rid in c.rules}
+    cited = {rid for c in cases for rid in c.rules} | charged_elsewhere(cases)
     rules = [r for r in catalogue.rules if r.family in tested or r.id in cited]
     families = [f for f in catalogue.families if any(r.family == f for r in rules)]
     if filters.rules:

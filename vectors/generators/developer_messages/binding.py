@@ -93,9 +93,12 @@ def _header_seq_faults(f: VectorFile) -> None:
     log = Log().open()
     log.header(SEARCH_V1)
     log.dev(add("search"), header_seq=log.seq + 50)
-    f.admit_error("dm-headerseq-beyond-end", ["DM-003", "DM-D001"],
-                  "headerSeq names a seq beyond the end of the log: forward is decided by seq "
-                  "order alone.", log, "DM_HEADER_SEQ_FORWARD")
+    # issue 21 C: a seq past the end is both forward (DM-003) and names no event (DM-004);
+    # the order in which a reader runs its checks never matters, so either code passes
+    f.admit_either("dm-headerseq-beyond-end", ["DM-003", "DM-004", "DM-D001"],
+                   "headerSeq names a seq beyond the end of the log: it is forward and names "
+                   "no event, so either code is accepted.", log,
+                   ("DM_HEADER_SEQ_FORWARD", "DM_HEADER_SEQ_UNKNOWN"))
 
     log = Log().open()
     o = log.opaque("x/request-header-draft",

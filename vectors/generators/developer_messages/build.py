@@ -211,6 +211,15 @@ class VectorFile:
         """A case whose log developer admission must reject with ``code``."""
         self.case(cid, rules, description, {"log": log.json(), **payload}, {ADMIT: err(code)})
 
+    def admit_either(
+        self, cid: str, rules: list[str], description: str, log: Log, codes: tuple[str, ...],
+        **payload: Any,
+    ) -> None:
+        """A case whose log admission must reject with any of ``codes`` (an input that fits
+        each code's definition: vectors/README.md "Accepted alternatives")."""
+        self.case(cid, rules, description, {"log": log.json(), **payload},
+                  {ADMIT: {"alternatives": [err(code) for code in codes]}})
+
     def text(self) -> str:
         """The file's exact text: the family's one JSON layout (two-space indent, UTF-8)."""
         doc = {"family": FAMILY, "description": self.description, "cases": self.cases}

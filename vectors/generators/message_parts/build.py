@@ -240,11 +240,13 @@ class VectorFile:
 
     def case(self, cid: str, rules: list[str], description: str, events: list[Any], *,
              view: dict[str, Any] | None = None, raw_input: Any = None,
-             **expect: Any) -> None:
+             checks: dict[str, dict[str, str]] | None = None, **expect: Any) -> None:
         """``expect`` maps parts/answer/project/titles/branches to an output, or ``error`` to a
-        code expected from the operations named in ``ops`` (default: parts and answer)."""
+        code expected from the operations named in ``ops`` (default: parts and answer);
+        ``checks`` maps an operation (parts, answer, ...) to its check attribution (check name
+        -> rule, vectors/README.md "Checks")."""
         add_case(self.cases, cid, rules, description, events, view=view, raw_input=raw_input,
-                 **expect)
+                 checks=checks, **expect)
 
     def document(self) -> dict[str, Any]:
         return {"family": FAMILY, "description": self.description, "cases": self.cases}
@@ -256,7 +258,7 @@ class VectorFile:
 
 def add_case(cases: list[dict[str, Any]], cid: str, rules: list[str], description: str,
              events: list[Any], *, view: dict[str, Any] | None = None, raw_input: Any = None,
-             **expect: Any) -> None:
+             checks: dict[str, dict[str, str]] | None = None, **expect: Any) -> None:
     """Append one case to ``cases`` in the vector format (see :meth:`VectorFile.case`)."""
     payload: Any = raw_input if raw_input is not None else {"events": events}
     if view is not None:
@@ -274,6 +276,8 @@ def add_case(cases: list[dict[str, Any]], cid: str, rules: list[str], descriptio
             out[f"message-parts.{op}"] = {"error": {"code": error}}
     for op, value in expect.items():
         out[f"message-parts.{op}"] = {"output": value}
+    for op, attribution in (checks or {}).items():
+        out[f"message-parts.{op}"]["checks"] = attribution
     cases.append({"id": cid, "rules": rules, "description": description,
                          "input": payload, "expect": out})
 

@@ -32,6 +32,19 @@ case = FILE.case
 
 
 
+def both(rule: str) -> dict[str, dict[str, str]]:
+    """Check attribution (vectors/README.md "Checks"): both views charged to ``rule`` (where a
+    final differs from the stream, the text shown is MP-D002's choice, replace or mark)."""
+    return {op: {"outcome": rule, "output": rule} for op in ("parts", "answer")}
+
+
+def marked(mark: str, rest: str) -> dict[str, dict[str, str]]:
+    """The reconciliation mark of the one answer part charged to ``mark``, the rest to
+    ``rest``."""
+    return {"parts": {"outcome": rest, "output": rest, "output:/turns/0/parts/1/final": mark},
+            "answer": {"outcome": rest, "output": rest}}
+
+
 def one_text(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [start(), ps("a1", "assistant_text"), *events]
 
@@ -43,7 +56,8 @@ case("mp-reconcile-final-matches-stream",
      one_text([d("a1", "Hel"), d("a1", "lo, "), d("a1", "world"), fin("a1", "Hello, world"),
                end()]),
      parts=parts_out(("t1", "completed", [x_user(), x_text("a1", "Hello, world", "matched")])),
-     answer=answer_out(answer_turn("t1", "completed", [seg("a1", "Hello, world")])))
+     answer=answer_out(answer_turn("t1", "completed", [seg("a1", "Hello, world")])),
+     checks=marked("MP-087", "MP-080"))
 
 case("mp-reconcile-final-differs-replaces", ["MP-080", "MP-087", "MP-088", "MP-D002"],
      "A final that differs from the streamed text replaces it (marked replaced); nothing is "
@@ -52,7 +66,8 @@ case("mp-reconcile-final-differs-replaces", ["MP-080", "MP-087", "MP-088", "MP-D
                end()]),
      parts=parts_out(("t1", "completed", [
          x_user(), x_text("a1", "The answer is 42.", "replaced")])),
-     answer=answer_out(answer_turn("t1", "completed", [seg("a1", "The answer is 42.")])))
+     answer=answer_out(answer_turn("t1", "completed", [seg("a1", "The answer is 42.")])),
+     checks=both("MP-D002"))
 
 case("mp-reconcile-final-only", ["MP-D002"],
      "A part that streamed nothing and got a final shows the final, marked final_only.",
@@ -87,7 +102,8 @@ case("mp-reconcile-duplicated-delta-without-seq-final-repairs",
      "replaces the text, so the answer holds the final once.",
      one_text([d("a1", "Hel"), d("a1", "lo"), d("a1", "lo"), fin("a1", "Hello"), end()]),
      parts=parts_out(("t1", "completed", [x_user(), x_text("a1", "Hello", "replaced")])),
-     answer=answer_out(answer_turn("t1", "completed", [seg("a1", "Hello")])))
+     answer=answer_out(answer_turn("t1", "completed", [seg("a1", "Hello")])),
+     checks=both("MP-D002"))
 
 case("mp-reconcile-duplicated-delta-without-seq-no-final", ["MP-D003", "MP-D005"],
      "Suite decision: without seq and without a final a repeated delta cannot be told from "
@@ -111,20 +127,23 @@ case("mp-reconcile-final-before-last-delta", ["MP-D004", "MP-088", "MP-D002"],
      "dropped, not appended.",
      one_text([d("a1", "Hel"), fin("a1", "Hello"), d("a1", "lo"), end()]),
      parts=parts_out(("t1", "completed", [x_user(), x_text("a1", "Hello", "replaced")])),
-     answer=answer_out(answer_turn("t1", "completed", [seg("a1", "Hello")])))
+     answer=answer_out(answer_turn("t1", "completed", [seg("a1", "Hello")])),
+     checks=both("MP-D002"))
 
 case("mp-reconcile-repeated-final", ["MP-D004", "MP-088", "MP-104"],
      "The same final delivered twice leaves the text once.",
      one_text([d("a1", "Hi"), fin("a1", "Hi"), fin("a1", "Hi"), end()]),
      parts=parts_out(("t1", "completed", [x_user(), x_text("a1", "Hi", "matched")])),
-     answer=answer_out(answer_turn("t1", "completed", [seg("a1", "Hi")])))
+     answer=answer_out(answer_turn("t1", "completed", [seg("a1", "Hi")])),
+     checks=marked("MP-088", "MP-D004"))
 
 case("mp-reconcile-corrected-final", ["MP-D004", "MP-088", "MP-D002"],
      "A second final that differs from the first is compared with the streamed text again "
      "and replaces the text: the first final does not stick and nothing is appended.",
      one_text([d("a1", "Hi"), fin("a1", "Hi"), fin("a1", "Hi there."), end()]),
      parts=parts_out(("t1", "completed", [x_user(), x_text("a1", "Hi there.", "replaced")])),
-     answer=answer_out(answer_turn("t1", "completed", [seg("a1", "Hi there.")])))
+     answer=answer_out(answer_turn("t1", "completed", [seg("a1", "Hi there.")])),
+     checks=both("MP-D002"))
 
 case("mp-reconcile-interleaved-two-parts", ["MP-D006", "MP-081"],
      "Fault: deltas of two answer parts arrive interleaved. Each part gets its own deltas; "
@@ -134,7 +153,8 @@ case("mp-reconcile-interleaved-two-parts", ["MP-D006", "MP-081"],
      parts=parts_out(("t1", "completed", [
          x_user(), x_text("a1", "A1 A2"), x_text("a2", "B1 B2")])),
      answer=answer_out(answer_turn("t1", "completed", [seg("a1", "A1 A2"),
-                                                       seg("a2", "B1 B2")])))
+                                                       seg("a2", "B1 B2")])),
+     checks=both("MP-D006"))
 
 case("mp-reconcile-interleaved-reasoning-and-text", ["MP-081", "MP-082", "MP-D006"],
      "Reasoning and answer deltas interleaved: only the assistant_text deltas reach the "
@@ -143,7 +163,8 @@ case("mp-reconcile-interleaved-reasoning-and-text", ["MP-081", "MP-082", "MP-D00
       d("a1", "Say "), d("r1", "more"), d("a1", "42"), pe("r1"), pe("a1"), end()],
      parts=parts_out(("t1", "completed", [
          x_user(), x_rsum("r1", "think more"), x_text("a1", "Say 42")])),
-     answer=answer_out(answer_turn("t1", "completed", [seg("a1", "Say 42")])))
+     answer=answer_out(answer_turn("t1", "completed", [seg("a1", "Say 42")])),
+     checks=both("MP-D006"))
 
 ABORTED = [start(), ps("c1", "tool_call", name="search"), d("c1", '{"q": "x'),
            ps("a1", "assistant_text"), d("a1", "The ans"), abort()]

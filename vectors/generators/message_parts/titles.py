@@ -29,7 +29,9 @@ case("mp-title-complete-reasoning-summary", ["MP-039", "MP-D009"],
      "Once complete, a reasoning summary's full text is its title.",
      [start(), ps("r1", "reasoning_summary"), d("r1", "Compared two "), d("r1", "sources."),
       pe("r1")],
-     titles=titles_out(("t1", "r1", "Compared two sources.")))
+     titles=titles_out(("t1", "r1", "Compared two sources.")),
+     # which title a source gives is MP-D009's table; MP-039 holds where no title is taken
+     checks={"titles": {"outcome": "MP-D009", "output": "MP-D009"}})
 
 case("mp-title-order-of-stable-sources", ["MP-D009"],
      "Suite decision: a supplied summary (tool input summary) wins over the tool name; a "
@@ -63,4 +65,6 @@ case("mp-title-hidden-reasoning-detail-text", ["MP-039", "MP-D009"],
      [start(), ps("rd1", "reasoning_detail"), d("rd1", "Step 1: 6 x 7"),
       fin("rd1", "Step 1: 6 x 7 = 42."), end()],
      view={"reasoning_detail": {"policy": True, "user": False}},
-     titles=titles_out(("t1", "rd1", None)))
+     titles=titles_out(("t1", "rd1", None)),
+     # a title taken from the hidden detail's text is no stable source: MP-039
+     checks={"titles": {"outcome": "MP-039", "output": "MP-039"}})
