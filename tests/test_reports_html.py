@@ -23,6 +23,7 @@ from reports_sample_runs import (
 from agent_tck.harness.reports import html
 from agent_tck.harness.reports.rule_texts import RuleText
 from agent_tck.harness.reports.stream import parse_lines
+from agent_tck.harness.run.results import CheckResult
 
 VOID = {"meta", "br", "img", "input", "link", "hr", "col", "wbr", "source"}
 
@@ -258,10 +259,9 @@ def test_contents_failures_only_toggle_and_a_chart_per_family():
 def test_per_check_outcomes_are_shown_with_their_rules():
     run = parse_lines(json.dumps(r) for r in failing_records())
     failing = next(c for c in run.cases if c.status == "fail")
-    object.__setattr__(failing, "checks", [
-        {"check": "outcome", "rule": "BO-001", "status": "pass", "message": ""},
-        {"check": "output:/messages/0", "rule": "BO-002", "status": "fail",
-         "message": "kept a thinking block"}])
+    object.__setattr__(failing, "checks", (
+        CheckResult("outcome", "BO-001", "pass"),
+        CheckResult("output:/messages/0", "BO-002", "fail", "kept a thinking block")))
     text = html.render(run)
     block = _case_block(text, 0)
     assert "1 of 2 checks did not pass: output:/messages/0 (BO-002)" in block

@@ -91,7 +91,7 @@ MOVES = {
     "mutants": "mutation.mutants", "mutant_anchors": "mutation.anchors",
     # what every shell uses: data folders, errors, schema validation, safe YAML, the console
     "data": "common.data", "errors": "common.errors", "jsonschema_util": "common.jsonschema_util",
-    "safe_yaml": "common.safe_yaml", "console": "common.console",
+    "safe_yaml": "common.safe_yaml", "console": "common.console", "options": "common.options",
 }
 #: what a new subpackage's __init__.py says
 PACKAGE_DOCS = {
@@ -104,7 +104,8 @@ PACKAGE_DOCS = {
     "mutation": "The mutation score: seeded faults applied to copies of the reference "
                 "implementation, and the anchors that keep them pinned to their code.",
     "common": "What every shell of the kit uses: where the data lives, the harness's errors, "
-              "JSON Schema validation, safe YAML and the one console output path.",
+              "JSON Schema validation, safe YAML, the one console output path and the command "
+              "conventions.",
 }
 _MOVED = "|".join(sorted(MOVES, key=len, reverse=True))
 # ``harness.evaluate`` / ``agent_tck.harness.evaluate`` as a module path, not a longer name
