@@ -11,6 +11,7 @@ from typing import IO, Any
 
 from agent_tck.harness.baseline import load_baseline
 from agent_tck.harness.catalogue import load_catalogue
+from agent_tck.harness.console import one_line
 from agent_tck.harness.errors import HarnessError
 from agent_tck.harness.evaluate import OBSERVED_RULES, run_cases
 from agent_tck.harness.protocol import OBSERVE
@@ -83,7 +84,7 @@ class _Progress:
             prefix = "\r" if self.tty else ""
             self.stream.write(f"{prefix}{status.upper():<8} {result.case} "
                               f"[{result.operation}] {', '.join(result.rules)}: "
-                              f"{result.message}\n")
+                              f"{one_line(result.message)}\n")
         self.stream.flush()
 
 
@@ -157,8 +158,9 @@ def _safe(name: str) -> str:
 def _print_summary(footer: Footer, head: Header, paths: dict[str, Path], out: IO[str]) -> None:
     counts = footer.counts
     impl = head.implementation
-    out.write(f"agent-tck {head.tck_version} against {impl['name']} "
-              f"{impl.get('version', '')} ({head.target.get('command') or 'in-process'})\n")
+    out.write(one_line(f"agent-tck {head.tck_version} against {impl['name']} "
+                       f"{impl.get('version', '')} ({head.target.get('command') or 'in-process'})")
+              + "\n")  # the adapter's own words: one line
     for family in [*head.families, "overall"]:
         if family in footer.verdicts:
             verdict = footer.verdicts[family]

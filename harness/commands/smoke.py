@@ -12,6 +12,7 @@ import json
 import sys
 from typing import Any
 
+from agent_tck.harness.console import one_line
 from agent_tck.harness.errors import HarnessError
 from agent_tck.harness.evaluate import OBSERVED_RULES, evaluate, evaluate_observed
 from agent_tck.harness.jsonschema_util import pointer, validator
@@ -44,7 +45,7 @@ def smoke(args: argparse.Namespace, out: Any = None) -> int:
     def say(ok: bool, text: str) -> None:
         nonlocal problems
         problems += 0 if ok else 1
-        out.write(f"  [{'ok' if ok else 'FAIL'}] {text}\n")
+        out.write(f"  [{'ok' if ok else 'FAIL'}] {one_line(text)}\n")  # adapter words: one line
 
     out.write(f"agent-tck smoke: {args.impl}\n")
     own = _check_command(StartCommand("x").to_json())
@@ -80,7 +81,7 @@ def smoke(args: argparse.Namespace, out: Any = None) -> int:
             if isinstance(result, Errored):
                 say(False, f"{operation}: {result.reason}")
                 for line in result.transcript[-6:]:
-                    out.write(f"         {line[:300]}\n")
+                    out.write(f"         {one_line(line[:300])}\n")
                 continue
             verdict = evaluate(expectation, result)
             kind = "output" if isinstance(result, Output) else (
@@ -121,7 +122,7 @@ def _smoke_observe(target: Any, cases: list[Any], say: Any, out: Any) -> None:
     if isinstance(result, Errored):
         say(False, f"observe ({expectation.operation}, case {case.id}): {result.reason}")
         for line in result.transcript[-6:]:
-            out.write(f"         {line[:300]}\n")
+            out.write(f"         {one_line(line[:300])}\n")
         return
     assert isinstance(result, Observed)
     verdict = evaluate_observed(expectation, result, case.input)
