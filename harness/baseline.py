@@ -27,6 +27,7 @@ from typing import Any
 from agent_tck.harness.errors import HarnessError
 from agent_tck.harness.results import CaseResult
 from agent_tck.harness.safe_yaml import YAMLInputError, load
+from agent_tck.harness.whole_file import read_whole
 
 FAILING = {"fail", "errored"}
 
@@ -56,7 +57,8 @@ def load_baseline(
     path: Path, known_cases: Iterable[str], known_rules: Iterable[str]
 ) -> list[Entry]:
     try:
-        doc = load(path.read_text(encoding="utf-8"))  # untrusted: no aliases, bounded depth
+        # untrusted: capped in size, no aliases, bounded depth
+        doc = load(read_whole(path).decode("utf-8"))
     except OSError as exc:
         raise HarnessError("BASELINE_INVALID", f"cannot read: {exc.strerror or exc}",
                            str(path)) from None

@@ -17,6 +17,7 @@ from agent_tck.harness import families
 from agent_tck.harness.data import vectors_dir
 from agent_tck.harness.errors import HarnessError
 from agent_tck.harness.jsonschema_util import validate
+from agent_tck.harness.whole_file import read_whole
 from agent_tck.reference_impl.strict_json import StrictJSONError, loads
 
 _NOT_VECTORS = {"schema", "rules"}
@@ -78,7 +79,7 @@ class Case:
 
 def _parse(path: Path) -> Any:
     try:
-        data = path.read_bytes()
+        data = read_whole(path)  # capped: docs/RELIABILITY.md
     except OSError as exc:
         raise HarnessError("VECTOR_INVALID", f"cannot read: {exc.strerror or exc}",
                            str(path)) from None
