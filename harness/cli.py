@@ -185,6 +185,13 @@ def _terminate(signum: int, frame: object) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from agent_tck.harness.common.console import console
+
+    with console():  # every line on stdout and stderr: redacted, control characters escaped
+        return _main(argv)
+
+
+def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     previous = signal.signal(signal.SIGTERM, _terminate)

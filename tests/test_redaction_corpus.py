@@ -37,6 +37,14 @@ CORPUS = {
     "json-password": "CORPUSjsonPASSWORD42",
     "json-secret": "CORPUSjsonCLIENTSECRET42",
     "github": "ghp_CORPUS0123456789abcdefghijklmnopqrstu",
+    # issue 26 item 7
+    "github-pat": "github_pat_11CORPUS0123456789abcd_efghijklmnopqrstuvwxyz0123456789ABCDEFGHI",
+    "slack-bot": "xoxb-1234567890-CORPUSslackBOT42",
+    "slack-user": "xoxp-1234567890-CORPUSslackUSER42",
+    "fragment-token": "CORPUSfragmentTOKEN42",
+    "fragment-key": "CORPUSfragmentKEY42",
+    "free-token": "CORPUSfreeTOKEN42",
+    "spaced-api-key": "CORPUSspacedKEY42",
 }
 
 
@@ -50,12 +58,14 @@ def planted_capture(tmp_path: Path) -> Path:
     url = (f"https://{c['userinfo']}@api.anthropic.com/v1/messages?key={c['query-key']}"
            f"&token={c['query-token']}&password={c['query-password']}&sig={c['query-sig']}"
            f"&X-Amz-Credential={c['amz-credential']}/20260101&X-Amz-Signature="
-           f"{c['amz-signature']}")
+           f"{c['amz-signature']}#access_token={c['fragment-token']}")
     body = {"model": "m", "api_key": c["json-api-key"], "password": c["json-password"],
             "metadata": {"client_secret": c["json-secret"]},
             "messages": [{"role": "user", "content": [
                 {"type": "text", "text": f"keys {c['anthropic']} {c['openai']} {c['aws-key-id']} "
-                                         f"{c['github']}"},
+                                         f"{c['github']} {c['github-pat']} {c['slack-bot']} "
+                                         f"{c['slack-user']} https://h/cb#key="
+                                         f"{c['fragment-key']}"},
                 {"type": "thinking", "thinking": "t"}]}]}
     headers = [["authorization", f"Bearer {c['bearer']}"], ["x-api-key", c["x-api-key"]],
                ["cookie", c["cookie"]]]
@@ -68,7 +78,9 @@ def planted_capture(tmp_path: Path) -> Path:
                           {"type": "text", "text": f"echo {c['anthropic']}"}]}}},
         # a transport error string holding the URL with user-info and query
         {"method": "POST", "url": url, "request": {"headers": headers, "body": body},
-         "response": None, "error": f"connect to {url} failed (Bearer {c['bearer']})"},
+         "response": None, "error": f"connect to {url} failed (Bearer {c['bearer']}); "
+                                    f"token={c['free-token']} sent x-api-key "
+                                    f"{c['spaced-api-key']}"},
         # a request the audit cannot read: the note names the URL
         {"method": "POST", "url": url, "request": {"headers": headers,
                                                    "body_text": '{"model": ' + "[" * 300
@@ -117,6 +129,34 @@ def test_no_secret_of_the_corpus_reaches_any_artifact_or_stream(
     ("ssh://git:pa55word@example.org/repo", "pa55word"),
     ("temporary ASIAZZZZ1234567890AB in a log", "ASIAZZZZ1234567890AB"),
     ("google AIzaSyA1234567890abcdefghijklmnopqrstu", "AIzaSyA1234567890abcdefghijklmnopqrstu"),
+    # issue 26 item 7, one a shape (docs/RELIABILITY.md lists exactly these)
+    ("https://app.example/cb#access_token=ya29.frag123&token_type=bearer", "ya29.frag123"),
+    ("https://app.example/cb#key=fragKEY123", "fragKEY123"),
+    ("https://h/p?x=1#state=s&id_token=eyJfrag.x", "eyJfrag.x"),
+    ("fine github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJ",
+     "github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJ"),
+    ("oauth gho_0123456789abcdefghijklmnopqrstuvwxyz", "gho_0123456789abcdefghijklmnopqrstuvwxyz"),
+    ("bot xoxb-123456789012-1234567890123-AbCdEfGhIjKl", "xoxb-123456789012-1234567890123"),
+    ("user xoxp-1234567890-0987654321-abcdefabcdef", "xoxp-1234567890-0987654321"),
+    ("connect failed: token=tok123abc rejected", "tok123abc"),
+    ("retry with access_token=acc123abc and refresh_token=ref123abc", "acc123abc"),
+    ("retry with access_token=acc123abc and refresh_token=ref123abc", "ref123abc"),
+    ("sent api_key=ak123abc in the form", "ak123abc"),
+    ("request sent x-api-key abc123defghi to the host", "abc123defghi"),
+    ("upstream said: Authorization Bearer abc123defgh is expired", "abc123defgh"),
+    ("header api-key key-0123456789 refused", "key-0123456789"),
+    ("proxy-authorization: Basic cHJveHk6cGFzcw==", "cHJveHk6cGFzcw=="),
+    ("set-cookie: sid=abc123; Path=/", "sid=abc123"),
+    ("passwd: hunter2 at login", "hunter2"),
+    ("webhook secret: whsec123, retry", "whsec123"),
+    ("x-amz-security-token: IQoJb3JpZ2luX2VjE, region", "IQoJb3JpZ2luX2VjE"),
+    ('{"id_token": "eyJhbGciOi.x.y"}', "eyJhbGciOi.x.y"),
+    # a key right after a JSON string escape (a reply's text in a transcript)
+    ('{"message": "line one\\nsk-ant-api03-abcdefghijklmnop"}', "abcdefghijklmnop"),
+    ('{"message": "x\\u001bBearer abcdefghijklmnop"}', "abcdefghijklmnop"),
+    ('{"message": "x\\nAKIAIOSFODNN7EXAMPLE"}', "AKIAIOSFODNN7EXAMPLE"),
+    ('{"message": "x\\npassword=hunter2x"}', "hunter2x"),
+    ('{"message": "x\\ncookie: a=b"}', "a=b"),
 ])
 def test_each_shape_is_redacted_in_text(text: str, secret: str) -> None:
     assert secret not in redact_text(text)
@@ -136,6 +176,12 @@ def test_secret_fields_inside_json_bodies_are_redacted(field: str) -> None:
     "max_tokens=5 and input_tokens: 7", "risk-free task-list", "mailto a@b.example",
     "git@github.com:owner/repo", "AKIA is a prefix", "https://example.org/p?model=m&stream=true",
     "the key=value pair idea",
+    # rule ids, seq numbers, JSON pointers, console words must survive (issue 26 item 7)
+    "BO-001 IHU-D003 seq 12 at /messages/0/content/1 and #/expected_failures/3/case",
+    "the x-api-key header is missing", "x-api-key required here", "Authorization is not set",
+    "tokenizer=bpe next_token=abc page#section=intro max_tokens=5", "hash #key point",
+    "xoxb- alone", "github_pat_short", "line one\\nsecond line",
+    "not JSON: unexpected token: '}' at column 3",
 ])
 def test_ordinary_text_is_left_alone(text: str) -> None:
     assert redact_text(text) == text
@@ -160,6 +206,9 @@ def test_no_secret_of_the_corpus_reaches_a_run_s_report_files(tmp_path: Path) ->
            f"{c['amz-credential']}&X-Amz-Signature={c['amz-signature']}")
     text = "\n".join([  # one shape a line: each rule must catch its own
         f"keys {c['anthropic']} {c['openai']} {c['aws-key-id']} {c['github']}",
+        f"more {c['github-pat']} {c['slack-bot']} {c['slack-user']}",
+        f"https://h/cb#access_token={c['fragment-token']} https://h/cb#key={c['fragment-key']}",
+        f"transport: token={c['free-token']} sent x-api-key {c['spaced-api-key']}",
         f"Bearer {c['bearer']}", f"x-api-key: {c['x-api-key']}", f"Cookie: {c['cookie']}",
         f'body {{"api_key": "{c["json-api-key"]}", "password": "{c["json-password"]}", '
         f'"client_secret": "{c["json-secret"]}"}}'])

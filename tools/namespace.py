@@ -92,6 +92,7 @@ MOVES = {
     # what every shell uses: data folders, errors, schema validation, safe YAML, the console
     "data": "common.data", "errors": "common.errors", "jsonschema_util": "common.jsonschema_util",
     "safe_yaml": "common.safe_yaml", "console": "common.console", "options": "common.options",
+    "whole_file": "common.whole_file",
 }
 #: what a new subpackage's __init__.py says
 PACKAGE_DOCS = {

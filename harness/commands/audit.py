@@ -29,6 +29,7 @@ import tempfile
 from pathlib import Path
 from typing import IO, Any
 
+from agent_tck.harness.common.console import pump
 from agent_tck.harness.common.errors import HarnessError
 
 DEFAULT_REPORT_DIR = Path("reports") / "audit"
@@ -223,6 +224,24 @@ def mitmdump_command(*, mitmdump: str, mode: str, upstream: str | None, host: st
     return cmd
 
 
+def _wait_forwarding_signals(child: subprocess.Popen[bytes]) -> int:
+    """Wait for mitmdump's exit; SIGTERM and Ctrl-C reach it as SIGINT, its clean stop."""
+    previous = signal.getsignal(signal.SIGTERM)
+
+    def forward(signum: int, _frame: Any) -> None:
+        child.send_signal(signal.SIGINT)
+
+    signal.signal(signal.SIGTERM, forward)
+    try:
+        while True:
+            try:
+                return child.wait()
+            except KeyboardInterrupt:
+                child.send_signal(signal.SIGINT)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def proxy_command(args: argparse.Namespace, *, out: IO[str], err: IO[str]) -> int:
     host, port = parse_listen(args.listen)
     mode = args.mode or ("reverse" if args.upstream else "regular")
@@ -251,22 +270,15 @@ def proxy_command(args: argparse.Namespace, *, out: IO[str], err: IO[str]) -> in
                 f"{report_dir}\n")
     err.flush()
     try:
-        child = subprocess.Popen(cmd, stdout=err, stderr=err)
-        previous = signal.getsignal(signal.SIGTERM)
-
-        def forward(signum: int, _frame: Any) -> None:
-            child.send_signal(signal.SIGINT)
-
-        signal.signal(signal.SIGTERM, forward)
+        # mitmdump's lines (the addon's warnings, its own errors) reach the console through
+        # the one output path too: redacted, control characters escaped
+        child = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        assert child.stdout is not None
+        copying = pump(child.stdout, err)
         try:
-            while True:
-                try:
-                    code = child.wait()
-                    break
-                except KeyboardInterrupt:
-                    child.send_signal(signal.SIGINT)
+            code = _wait_forwarding_signals(child)
         finally:
-            signal.signal(signal.SIGTERM, previous)
+            copying.join(5.0)  # the pipe's end comes with mitmdump's exit
     finally:
         if temp_confdir is not None:
             shutil.rmtree(temp_confdir, ignore_errors=True)

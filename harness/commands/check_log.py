@@ -5,7 +5,9 @@ Each file is read once, as a stream, in bounded chunks, by
 no line may exceed ``--max-line-bytes`` (an endless stream such as ``/dev/zero`` ends with
 LINE_TOO_LONG, not with the machine's memory). A file may be plain JSONL or zstd-framed (the
 source runtime's default ``.jsonl.zstd``: concatenated frames; recognised by the frame magic,
-whatever the name).
+whatever the name). zstd is decoded a few hundred bytes at a time, so one call yields a bounded
+block whatever the ratio, and a stream that expands past :data:`MAX_ZSTD_RATIO` is a ZSTD_BOMB
+naming the ratio (issue 26: a 131 KB file of 4 GB of zeros took 4.35 GB of memory).
 
 Verdicts: a valid log (exit 0), a valid log with warnings (exit 0: a torn final line, or a torn or
 corrupt tail the source runtime's loader drops, which the warning names), an invalid log (exit 1).
@@ -17,17 +19,34 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Iterable, Iterator
 from typing import Any, BinaryIO
 
 CANNOT_READ = "CANNOT_READ"
 INTERNAL_ERROR = "INTERNAL_ERROR"
+#: a zstd stream that expands past the cap (a decompression bomb), not a session log
+ZSTD_BOMB = "ZSTD_BOMB"
 
 #: Longest line read (64 MiB): far above any real event, small enough to stop an endless line.
 MAX_LINE_BYTES = 64 << 20
 CHUNK_BYTES = 1 << 20
 PROFILES = ("default", "dsh-v4")
+#: zstd input goes to the decoder this many bytes at a time. A zstd block yields at most
+#: 128 KiB and takes at least 4 input bytes, so one call yields at most about 8 MiB, whatever
+#: the file holds (a 1 MiB read decompressed in one call was 4 GB for 131 KB of zeros).
+ZSTD_SLICE = 256
+#: Decompressed bytes per compressed byte past which a zstd stream is a bomb: real session logs
+#: compress 10 to 50 times. The environment variable AGENT_TCK_MAX_ZSTD_RATIO raises it.
+MAX_ZSTD_RATIO = 1000
+#: ... judged once this much has come out, so a log of a few lines is never judged by its ratio
+ZSTD_RATIO_AFTER = 1 << 20
+RATIO_VARIABLE = "AGENT_TCK_MAX_ZSTD_RATIO"
+
+
+class DecompressionBomb(Exception):
+    """A zstd stream expands past :data:`MAX_ZSTD_RATIO`; the message says by how much."""
 
 
 def register(subparsers: Any) -> None:
@@ -52,7 +71,6 @@ def read_blocks(handle: BinaryIO, chunk: int = CHUNK_BYTES) -> Iterator[bytes]:
     """The plain bytes of a log, ``chunk`` at a time: zstd frames (recognised by their magic)
     are decompressed frame by frame; a last frame that ends early raises
     LogRejected(TORN_FRAME), which the reader treats as a recoverable tail."""
-    from agent_tck.reference_impl.session_log import format as sl
     from agent_tck.reference_impl.session_log.dsh_v4 import ZSTD_MAGIC
 
     peek = getattr(handle, "peek", None)
@@ -61,27 +79,54 @@ def read_blocks(handle: BinaryIO, chunk: int = CHUNK_BYTES) -> Iterator[bytes]:
         while block := handle.read(chunk):
             yield block
         return
+    yield from _zstd_blocks(handle, chunk)
+
+
+def _max_ratio() -> int:
+    raw = os.environ.get(RATIO_VARIABLE, "")
+    return int(raw) if raw.isdigit() and int(raw) > 0 else MAX_ZSTD_RATIO
+
+
+def _zstd_blocks(handle: BinaryIO, chunk: int) -> Iterator[bytes]:
+    """Concatenated zstd frames decompressed :data:`ZSTD_SLICE` input bytes at a time, so
+    memory stays bounded whatever the ratio; past :data:`MAX_ZSTD_RATIO` the stream is a bomb.
+    A corrupt or torn last frame raises LogRejected(TORN_FRAME)."""
     import zstandard
 
+    from agent_tck.reference_impl.session_log import format as sl
+
+    limit = _max_ratio()
     decompressor = zstandard.ZstdDecompressor()
     frame = decompressor.decompressobj()
     started = False
+    fed = produced = 0
     while compressed := handle.read(chunk):
-        while compressed:
-            try:
-                out = frame.decompress(compressed)
-            except zstandard.ZstdError as exc:
-                raise sl.LogRejected(sl.LogError(
-                    sl.TORN_FRAME, 0, f"corrupt zstd frame ({exc})")) from None
-            started = True
-            if out:
-                yield out
-            if frame.eof:
-                compressed = frame.unused_data
-                frame = decompressor.decompressobj()
-                started = False
-            else:
-                compressed = b""
+        view = memoryview(compressed)
+        for at in range(0, len(view), ZSTD_SLICE):
+            piece: bytes | memoryview = view[at:at + ZSTD_SLICE]
+            fed += len(piece)
+            while piece:
+                try:
+                    out = frame.decompress(piece)
+                except zstandard.ZstdError as exc:
+                    raise sl.LogRejected(sl.LogError(
+                        sl.TORN_FRAME, 0, f"corrupt zstd frame ({exc})")) from None
+                started = True
+                produced += len(out)
+                if produced > ZSTD_RATIO_AFTER and produced > limit * fed:
+                    raise DecompressionBomb(
+                        f"the zstd stream expands {produced // fed:,}:1 ({produced:,} bytes "
+                        f"from the first {fed:,}), more than the cap of {limit:,}:1: a "
+                        f"decompression bomb, not a session log ({RATIO_VARIABLE} raises "
+                        "the cap)")
+                if out:
+                    yield out
+                if frame.eof:
+                    piece = frame.unused_data
+                    frame = decompressor.decompressobj()
+                    started = False
+                else:
+                    piece = b""
     if started:
         raise sl.LogRejected(sl.LogError(
             sl.TORN_FRAME, 0, "the last zstd frame ends early (a torn write)"))
@@ -156,6 +201,8 @@ def check_file(path: str, stdin: BinaryIO | None = None, *, profile: str = "defa
                                    recover=True)
     except sl.LogRejected as exc:
         return {"path": path, "valid": False, "error": exc.error.to_json()}
+    except DecompressionBomb as exc:
+        return {"path": path, "valid": False, "error": {"code": ZSTD_BOMB, "message": str(exc)}}
     except OSError as exc:
         return {"path": path, "valid": False,
                 "error": {"code": CANNOT_READ, "message": exc.strerror or str(exc)}}

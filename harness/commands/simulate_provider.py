@@ -66,12 +66,13 @@ def load_script(path: Path) -> Any:
     """Read and check a script file: the JSON Schema first, then the core's own checks."""
     from agent_tck.harness.common.jsonschema_util import pointer, validator
     from agent_tck.harness.common.safe_yaml import load
+    from agent_tck.harness.common.whole_file import read_whole
     from agent_tck.harness.mock_provider.script import parse_script
     from agent_tck.reference_impl.errors import TckError
     from agent_tck.reference_impl.strict_json import loads
 
     try:
-        raw = path.read_bytes()
+        raw = read_whole(path)  # capped: docs/RELIABILITY.md
     except OSError as exc:
         raise HarnessError("SCRIPT_INVALID", f"cannot read the script: {exc.strerror or exc}",
                            str(path)) from None

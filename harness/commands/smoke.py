@@ -12,6 +12,7 @@ import json
 import sys
 from typing import Any
 
+from agent_tck.harness.common.console import one_line
 from agent_tck.harness.common.errors import HarnessError
 from agent_tck.harness.common.jsonschema_util import pointer, validator
 from agent_tck.harness.contract.vectors import load_cases
@@ -44,7 +45,7 @@ def smoke(args: argparse.Namespace, out: Any = None) -> int:
     def say(ok: bool, text: str) -> None:
         nonlocal problems
         problems += 0 if ok else 1
-        out.write(f"  [{'ok' if ok else 'FAIL'}] {text}\n")
+        out.write(f"  [{'ok' if ok else 'FAIL'}] {one_line(text)}\n")  # adapter words: one line
 
     out.write(f"agent-tck smoke: {args.impl}\n")
     own = _check_command(StartCommand("x").to_json())
@@ -80,7 +81,7 @@ def smoke(args: argparse.Namespace, out: Any = None) -> int:
             if isinstance(result, Errored):
                 say(False, f"{operation}: {result.reason}")
                 for line in result.transcript[-6:]:
-                    out.write(f"         {line[:300]}\n")
+                    out.write(f"         {one_line(line[:300])}\n")
                 continue
             assert not isinstance(result, Observed)  # asked without observe
             verdict = evaluate(expectation, result)
@@ -122,7 +123,7 @@ def _smoke_observe(target: Any, cases: list[Any], say: Any, out: Any) -> None:
     if isinstance(result, Errored):
         say(False, f"observe ({expectation.operation}, case {case.id}): {result.reason}")
         for line in result.transcript[-6:]:
-            out.write(f"         {line[:300]}\n")
+            out.write(f"         {one_line(line[:300])}\n")
         return
     assert isinstance(result, Observed)
     verdict = evaluate_observed(expectation, result, case.input)

@@ -90,9 +90,10 @@ def _document(path: Path) -> Any:
     """A scenario file's document: YAML (``.yaml``, ``.yml``) without aliases, else strict
     JSON; a ValueError (YAMLInputError, StrictJSONError, UnicodeDecodeError) names the line."""
     from agent_tck.harness.common.safe_yaml import load
+    from agent_tck.harness.common.whole_file import read_whole
     from agent_tck.reference_impl.strict_json import loads
 
-    data = path.read_bytes()
+    data = read_whole(path)  # capped: docs/RELIABILITY.md
     if path.suffix.lower() in (".yaml", ".yml"):
         return load(data.decode("utf-8"))
     return loads(data)

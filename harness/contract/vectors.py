@@ -17,6 +17,7 @@ from agent_tck.harness import families
 from agent_tck.harness.common.data import vectors_dir
 from agent_tck.harness.common.errors import HarnessError
 from agent_tck.harness.common.jsonschema_util import validate
+from agent_tck.harness.common.whole_file import read_whole
 from agent_tck.reference_impl.strict_json import StrictJSONError, loads
 
 _NOT_VECTORS = {"schema", "rules"}
@@ -113,7 +114,7 @@ class Case:
 
 def _parse(path: Path) -> Any:
     try:
-        data = path.read_bytes()
+        data = read_whole(path)  # capped: docs/RELIABILITY.md
     except OSError as exc:
         raise HarnessError("VECTOR_INVALID", f"cannot read: {exc.strerror or exc}",
                            str(path)) from None

@@ -1,27 +1,43 @@
 """Keep secrets out of every artifact: ``redact(value)`` returns a copy with credentials replaced.
 
-What counts as a secret (what a captured exchange, an adapter transcript or a vector can carry):
+What counts as a secret (what a captured exchange, an adapter transcript or a vector can carry);
+docs/RELIABILITY.md ("Redaction guarantees") lists exactly these, and
+tests/test_redaction_corpus.py has a case for each:
 
-* key-shaped strings anywhere in text: ``sk-ant-...`` and ``sk-...`` (at least 8 key characters
-  after the prefix, not preceded by a letter or digit, so ``risk-free`` and ``task-list`` stay),
-  ``Bearer <token>`` (a token of at least 8 characters), AWS access key ids (``AKIA`` / ``ASIA``
-  and 16 more capitals or digits), GitHub tokens (``ghp_...``) and Google API keys
-  (``AIza...``);
+* key-shaped strings anywhere in text, not inside a word (``risk-free`` and ``task-list`` stay)
+  but also right after a string escape (``\\n``, ``\\t``, ``\\u001b``: a reply's JSON text in a
+  transcript): ``sk-ant-...`` and ``sk-...`` (at least 8 key characters after the prefix),
+  ``Bearer <token>`` (at least 8 characters), AWS access key ids (``AKIA``, ``ASIA``, ``ABIA``,
+  ``ACCA``, ``AROA``, ``AIDA`` and 16 more capitals or digits), GitHub tokens (``ghp_``,
+  ``gho_``, ``ghu_``, ``ghs_``, ``ghr_`` and 30 or more letters or digits; fine-grained
+  ``github_pat_`` and 22 or more), Slack tokens (``xoxb-``, ``xoxp-``, ``xoxa-``, ``xoxe-``,
+  ``xoxo-``, ``xoxr-``, ``xoxs-`` and 10 or more) and Google API keys (``AIza...``);
 * in URLs anywhere in text: the user-info (``https://user:pw@host`` ->
-  ``https://[REDACTED]@host``) and the value of a credential query parameter (``key``,
-  ``api_key``, ``token``, ``access_token``, ``auth``, ``sig``, ``signature``, ``password``,
-  ``secret``, ``client_secret``, ``X-Amz-Credential``, ``X-Amz-Signature``,
-  ``X-Amz-Security-Token``, ``X-Goog-Credential``, ``X-Goog-Signature``...);
-  ``password=``, ``client_secret=`` and the ``X-Amz-``/``X-Goog-`` ones anywhere, not only
-  after ``?`` or ``&``;
-* the value of a credential header or field, whatever it looks like: ``authorization``,
-  ``proxy-authorization``, ``x-api-key``, ``api-key`` (and any field name ending in ``api-key``,
-  ``api_key`` or ``apiKey``, such as ``OPENAI_API_KEY``), ``cookie`` and ``set-cookie``, and
-  field names ending in ``password``, ``secret``, ``access_token``, ``refresh_token``,
-  ``session_token``, ``secret_access_key``, ``private_key`` (or named ``token``, ``passwd``).
-  Matched as mapping keys, as ``[name, value]`` pairs (mitmproxy's header lists) and as
-  ``name: value`` / ``"name": "value"`` inside text (transcript lines, header dumps, JSON
-  quoted in a string).
+  ``https://[REDACTED]@host``); the value of ``key``, ``sig``, ``signature``, ``code`` and
+  ``auth`` after ``?``, ``&``, ``;`` or ``#`` (a query, a form body, a URL fragment such as
+  ``#access_token=`` of an OAuth implicit grant); and anywhere, not only in a URL, the value
+  of ``password=``, ``passwd=``, ``pwd=``, ``secret=``, ``client_secret=``, ``token=``,
+  ``access_token=``, ``refresh_token=``, ``id_token=``, ``auth_token=``, ``api_key=``,
+  ``apikey=``, ``aws_secret_access_key=``, ``X-Amz-Credential=``, ``X-Amz-Signature=``,
+  ``X-Amz-Security-Token=``, ``X-Goog-Credential=``, ``X-Goog-Signature=``;
+* the value of a credential field, whatever it looks like, as a mapping key or in a
+  ``[name, value]`` pair (mitmproxy's header lists), the name compared without case, ``-`` and
+  ``_``: ``authorization``, ``proxy-authorization``, ``x-api-key``, ``api-key``, ``cookie``,
+  ``set-cookie``, ``token``, ``id_token``, ``passwd``, ``pwd``, and any name ending in
+  ``api_key`` (``OPENAI_API_KEY``, ``apiKey``), ``password``, ``secret``, ``access_token``,
+  ``refresh_token``, ``session_token``, ``security_token``, ``auth_token``,
+  ``secret_access_key`` or ``private_key``;
+* the same inside text (transcript lines, header dumps, logs, JSON quoted in a string, with its
+  quotes escaped or not): ``authorization``, ``proxy-authorization``, ``cookie``, ``set-cookie``
+  and any name ending in ``api-key`` / ``api_key`` / ``apikey``, followed by ``:`` or ``=``: the
+  value to its quote, else the rest of the line; a name ending in ``password``, ``passwd``,
+  ``secret``, ``secret_access_key``, ``access_token``, ``refresh_token``, ``session_token``,
+  ``security_token``, ``auth_token``, ``id_token`` or ``private_key``, followed by ``:``: the
+  value to its quote or to the next separator; and ``authorization``, ``proxy-authorization``,
+  ``x-api-key`` or ``api-key`` followed by a space (``sent x-api-key abc123def``, optionally
+  with a scheme word: ``Basic``, ``Bearer``, ``Token``, ``Digest``) when the value looks like a
+  credential: 8 or more token characters with a digit among them, so ``the x-api-key header
+  is missing`` stays.
 
 The replacement keeps the kind (``sk-ant-[REDACTED]``, ``Bearer [REDACTED]``) so a reader still
 sees what was there. With ``salt`` (bytes), each secret becomes ``[REDACTED:<12 hex>]``, a salted
@@ -51,14 +67,20 @@ _SECRET_SUFFIXES = ("apikey", "password", "secret", "accesstoken", "refreshtoken
                     "privatekey")
 
 _KEY_CHARS = r"[A-Za-z0-9_\-]"
-_ANTHROPIC_KEY = re.compile(rf"(?<![A-Za-z0-9])sk-ant-{_KEY_CHARS}{{8,}}")
-_OPENAI_KEY = re.compile(rf"(?<![A-Za-z0-9])sk-{_KEY_CHARS}{{8,}}")
-_BEARER = re.compile(r"(?<![A-Za-z0-9])([Bb][Ee][Aa][Rr][Ee][Rr])\s+[A-Za-z0-9\-._~+/]{8,}=*")
+# Where a key shape may start: not inside a word (``risk-free`` stays), but right after a JSON or
+# Python string escape (``\n``, ``\t``, ``\u001b``), so a key on the second line of a message
+# is found in a transcript that holds the reply's JSON text too.
+_AFTER_ESCAPE = r"(?<=\\[nrtbf])|(?<=\\u[0-9A-Fa-f]{4})"
+_START = rf"(?:(?<![A-Za-z0-9])|{_AFTER_ESCAPE})"
+_NAME_START = rf"(?:(?<![A-Za-z0-9_-])|{_AFTER_ESCAPE})"
+_ANTHROPIC_KEY = re.compile(rf"(?=sk-ant-){_START}sk-ant-{_KEY_CHARS}{{8,}}")
+_OPENAI_KEY = re.compile(rf"(?=sk-){_START}sk-{_KEY_CHARS}{{8,}}")
+_BEARER = re.compile(rf"(?=[Bb]){_START}([Bb][Ee][Aa][Rr][Ee][Rr])\s+[A-Za-z0-9\-._~+/]{{8,}}=*")
 # "Authorization: Basic abc", "x-api-key=abc", '"cookie": "a=b"', "'api-key': 'abc'",
 # and the same with the quotes escaped (JSON inside a JSON string).
 _HEADER_IN_TEXT = re.compile(
-    r"""(?ix)
-    (?<![A-Za-z0-9_-])
+    rf"""(?ix)
+    {_NAME_START}
     (?P<name>proxy-authorization|authorization|(?:[a-z0-9]+[-_])*api[-_]?key|set-cookie|cookie)
     (?P<sep>\\?["']?\s*[:=]\s*)
     (?:
@@ -67,41 +89,59 @@ _HEADER_IN_TEXT = re.compile(
     )
     """
 )
+# "sent x-api-key abc123def" (a header dumped without its colon, in a transport error): the
+# word after the name, when it looks like a credential (8 or more token characters, a digit
+# among them), so "the x-api-key header is missing" stays as it was
+_HEADER_SPACED = re.compile(
+    rf"""(?ix)
+    (?=[apx]){_NAME_START}
+    (?P<name>proxy-authorization|authorization|x-api-key|api-key)
+    (?P<sep>[ \t]+(?:(?:basic|bearer|token|digest)[ \t]+)?)
+    (?P<value>(?=[a-z._~+/=-]*[0-9])[a-z0-9._~+/=-]{{8,}})
+    """
+)
 # '"password": "x"', "client_secret: x" (JSON quoted in a string, YAML, logs): the value only,
 # to its quote or to the next separator, so the rest of the line stays readable
 _FIELD_IN_TEXT = re.compile(
-    r"""(?ix)
-    (?<![A-Za-z0-9_-])
-    (?P<name>(?:[a-z0-9]+[-_])*(?:password|passwd|client[-_]?secret|secret[-_]?access[-_]?key
-            |access[-_]?token|refresh[-_]?token|session[-_]?token|auth[-_]?token
-            |private[-_]?key))
+    rf"""(?ix)
+    (?=[a-z0-9]){_NAME_START}
+    (?P<name>(?:[a-z0-9]+[-_])*(?:password|passwd|secret|secret[-_]?access[-_]?key
+            |access[-_]?token|refresh[-_]?token|session[-_]?token|security[-_]?token
+            |auth[-_]?token|id[-_]?token|private[-_]?key))
     (?P<sep>\\?["']?\s*:\s*)
     (?:
         (?P<q>\\?["'])(?P<quoted>(?:(?!(?P=q)).)*)(?P=q)
-      | (?P<bare>[^\s,;}&"'<>]+)
+      | (?P<bare>[^\s,;}}&"'<>]+)
     )
     """
 )
 _AWS_PREFIXES = ("AKIA", "ASIA", "ABIA", "ACCA", "AROA", "AIDA")
 # a word every _QUERY_PARAM name holds (lower case), to skip the pattern on ordinary text
 _QUERY_WORDS = ("key", "token", "auth", "sig", "code", "passw", "pwd", "secret", "amz", "goog")
-_AWS_KEY_ID = re.compile(r"(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA|AROA|AIDA)[A-Z0-9]{16}"
+_AWS_KEY_ID = re.compile(rf"(?=A){_START}(?:AKIA|ASIA|ABIA|ACCA|AROA|AIDA)[A-Z0-9]{{16}}"
                          r"(?![A-Za-z0-9])")
-_GITHUB_TOKEN = re.compile(r"(?<![A-Za-z0-9])gh[pousr]_[A-Za-z0-9]{30,}")
-_GOOGLE_KEY = re.compile(r"(?<![A-Za-z0-9])AIza[0-9A-Za-z_\-]{30,}")
+# classic (ghp_, gho_, ghu_, ghs_, ghr_) and fine-grained (github_pat_) GitHub tokens
+_GITHUB_TOKEN = re.compile(rf"(?=g){_START}(?:gh[pousr]_[A-Za-z0-9]{{30,}}"
+                           r"|github_pat_[A-Za-z0-9_]{22,})")
+# Slack tokens: bot (xoxb-), user (xoxp-), app-level (xoxa-), refresh (xoxr-, xoxe-)...
+_SLACK_TOKEN = re.compile(rf"(?=xox){_START}xox[abeoprs]-[A-Za-z0-9-]{{10,}}")
+_GOOGLE_KEY = re.compile(rf"(?=AIza){_START}AIza[0-9A-Za-z_\-]{{30,}}")
 # https://user:password@host -> the user-info
 _USERINFO = re.compile(r"(?i)(?<![a-z0-9+.-])([a-z][a-z0-9+.-]*://)([^/?#@\s\"'<>]+)@")
-# a credential in a query string (or a form body): the name, then the value to its end
+# a credential in a query string, a URL fragment (``#access_token=`` of an OAuth implicit
+# grant) or a form body: the name, then the value to its end; the names of the second group
+# anywhere in text (``token=abc`` in a transport error), not only after ``?``, ``&`` or ``#``
 _QUERY_PARAM = re.compile(
-    r"""(?ix)
+    rf"""(?ix)
     (?P<name>
-        (?<=[?&;])(?:key|api[-_]?key|apikey|token|access[-_]?token|refresh[-_]?token
-                    |id[-_]?token|auth|auth[-_]?token|sig|signature|code)
-      | (?<![A-Za-z0-9_-])(?:password|passwd|pwd|secret|client[-_]?secret
+        (?<=[?&;\#])(?:key|sig|signature|code|auth)
+      | (?=[aciprstx]){_NAME_START}(?:password|passwd|pwd|secret|client[-_]?secret
+                          |token|access[-_]?token|refresh[-_]?token|id[-_]?token
+                          |auth[-_]?token|api[-_]?key|apikey
                           |x-amz-credential|x-amz-signature|x-amz-security-token
                           |x-goog-credential|x-goog-signature|aws[-_]?secret[-_]?access[-_]?key)
     )
-    =(?P<value>[^&#\s"'<>]+)
+    =(?P<value>[^&\#\s"'<>]+)
     """
 )
 _ALREADY = re.compile(r"^\[REDACTED(?::[0-9a-f]{12})?\]$")
@@ -131,14 +171,16 @@ def redact_text(text: str, *, salt: bytes | None = None) -> str:
             q = m.group("q")
             return f"{m.group('name')}{m.group('sep')}{q}{_mask(m.group('quoted'), salt)}{q}"
         rest = m.group("rest")
-        if not rest.strip():
-            return m.group(0)
+        if not rest.strip() or rest.lstrip().startswith(PLACEHOLDER[:-1]):
+            return m.group(0)  # nothing, or redacted already: the rest of the line stays
         return f"{m.group('name')}{m.group('sep')}{_mask(rest.strip(), salt)}"
 
     # each pattern runs only when a word it needs is present: most text has none of them
     low = text.lower()
     if "key" in low or "authorization" in low or "cookie" in low:
         text = _HEADER_IN_TEXT.sub(header, text)
+        text = _HEADER_SPACED.sub(
+            lambda m: f"{m.group('name')}{m.group('sep')}{_mask(m.group('value'), salt)}", text)
 
     def field(m: re.Match[str]) -> str:
         if m.group("q") is not None:
@@ -158,8 +200,10 @@ def redact_text(text: str, *, salt: bytes | None = None) -> str:
         text = _OPENAI_KEY.sub(lambda m: "sk-" + _mask(m.group(0), salt), text)
     if any(prefix in text for prefix in _AWS_PREFIXES):
         text = _AWS_KEY_ID.sub(lambda m: _mask(m.group(0), salt), text)
-    if "gh" in text and "_" in text:
+    if "_" in text and ("gh" in text or "github_pat" in text):
         text = _GITHUB_TOKEN.sub(lambda m: _mask(m.group(0), salt), text)
+    if "xox" in text:
+        text = _SLACK_TOKEN.sub(lambda m: _mask(m.group(0), salt), text)
     if "AIza" in text:
         text = _GOOGLE_KEY.sub(lambda m: _mask(m.group(0), salt), text)
     if "bearer" in low:

@@ -14,11 +14,19 @@ Applying it is a pure function over case results (:func:`judge_against`,
 :func:`stale_entries`): a listed case that fails or errors becomes
 ``expected-fail``; a listed case that now passes becomes ``stale`` and fails the run, so a
 baseline cannot rot; an unlisted failure fails the run as usual.
+
+Cost (issue 26: 200,000 entries took 74 s and 757 MB): linear. The entries are indexed by case
+and by rule (:class:`Entries`), so a result is matched by lookups, not by a scan of the list; a
+file in the shape above (the one ``agent-tck baseline`` writes: block style, plain ids, reasons
+as JSON-quoted strings) is read by :func:`_read_simple`, a line reader for that subset of YAML
+that gives the value YAML gives, and any other file by the YAML loader
+(:mod:`agent_tck.harness.common.safe_yaml`). ``benchmarks/bench_baseline.py`` prints the figures.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -26,12 +34,13 @@ from typing import Any
 
 from agent_tck.harness.common.errors import HarnessError
 from agent_tck.harness.common.safe_yaml import YAMLInputError, load
+from agent_tck.harness.common.whole_file import read_whole
 from agent_tck.harness.run.results import CaseResult
 
 FAILING = {"fail", "errored"}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Entry:
     reason: str
     case: str | None = None
@@ -53,11 +62,93 @@ class Entry:
         return self.rule in result.rules or any(c.rule == self.rule for c in result.checks)
 
 
+class Entries(tuple[Entry, ...]):
+    """A baseline's entries in file order, indexed by case and by rule: the entries that can
+    match a result are found by lookups, so matching costs what the hits cost."""
+
+    by_case: dict[str, list[Entry]]
+    by_rule: dict[str, list[Entry]]
+
+    def __new__(cls, entries: Iterable[Entry] = ()) -> Entries:
+        self = super().__new__(cls, entries)
+        self.by_case, self.by_rule = {}, {}
+        for entry in self:
+            if entry.case is not None:
+                self.by_case.setdefault(entry.case, []).append(entry)
+            elif entry.rule is not None:
+                self.by_rule.setdefault(entry.rule, []).append(entry)
+        return self
+
+    def hits(self, result: CaseResult) -> list[Entry]:
+        """The entries matching ``result``, in file order."""
+        candidates = list(self.by_case.get(result.case, ()))
+        for rule in dict.fromkeys(result.rules):
+            candidates += self.by_rule.get(rule, ())
+        hits = [e for e in candidates if e.matches(result)]
+        return sorted(hits, key=lambda e: e.index) if len(hits) > 1 else hits
+
+
+def _indexed(entries: Sequence[Entry]) -> Entries:
+    return entries if isinstance(entries, Entries) else Entries(entries)
+
+
+# --- the subset of YAML `agent-tck baseline` writes, read line by line ------------------------
+# A plain id that YAML 1.1 resolves to a string and nothing else: it starts with a letter (no
+# number, date, .inf) and holds a "-" or "." (no true/yes/null/on...).
+_PLAIN = r"[A-Za-z][A-Za-z0-9_]*(?:[-.][A-Za-z0-9_]+)+"
+# a JSON string YAML's double-quoted style reads alike: no surrogate escapes (YAML keeps a
+# pair as two characters), no raw control characters
+_QUOTED = r'"(?:[^"\\\x00-\x1f]|\\["\\/bfnrt]|\\u(?![dD][89abAB])[0-9a-fA-F]{4})*"'
+_TAIL = r"(?:[ ]+#[^\n]*)?[ ]*"  # no tab: YAML refuses one before a comment
+_ENTRY_LINE = re.compile(
+    rf"(?P<lead>  - |    )(?P<key>case|rule|operation|reason|issue): "
+    rf"(?:(?P<plain>{_PLAIN})|(?P<quoted>{_QUOTED})){_TAIL}")
+_HEAD_LINE = re.compile(rf"expected_failures:(?P<empty> \[\])?{_TAIL}")
+_SKIP_LINE = re.compile(r"[ ]*(?:#[^\n]*)?")
+# left to YAML: what its reader refuses (non-printable characters), what it reads as a line
+# break (U+0085, U+2028, U+2029, CR), a byte-order mark, tabs
+_UNUSUAL = re.compile("[^\x0a\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd"
+                      "\U00010000-\U0010ffff]")
+
+
+def _read_simple(text: str) -> dict[str, Any] | None:
+    """The document of a baseline in the block shape :func:`write_baseline` writes (and hand
+    edits of it in that shape), equal to what YAML reads; ``None`` for anything else."""
+    if _UNUSUAL.search(text):
+        return None
+    items: list[dict[str, str]] | None = None
+    empty = False
+    for line in text.split("\n"):
+        if _SKIP_LINE.fullmatch(line):
+            continue
+        if items is None:
+            head = _HEAD_LINE.fullmatch(line)
+            if head is None:
+                return None
+            items, empty = [], head.group("empty") is not None
+            continue
+        m = _ENTRY_LINE.fullmatch(line)
+        if m is None or empty or (m.group("lead") == "    " and not items):
+            return None
+        if m.group("lead") == "  - ":
+            items.append({})
+        key, quoted = m.group("key"), m.group("quoted")
+        if key in items[-1]:
+            return None  # a repeated key: YAML's rule for it is YAML's business
+        items[-1][key] = json.loads(quoted) if quoted is not None else m.group("plain")
+    if items is None:
+        return None
+    return {"expected_failures": items if items or empty else None}  # as YAML: a bare key
+
+
 def load_baseline(
     path: Path, known_cases: Iterable[str], known_rules: Iterable[str]
-) -> list[Entry]:
+) -> Entries:
     try:
-        doc = load(path.read_text(encoding="utf-8"))  # untrusted: no aliases, bounded depth
+        # untrusted: capped in size, no aliases, bounded depth
+        text = read_whole(path).decode("utf-8")
+        simple = _read_simple(text)
+        doc = simple if simple is not None else load(text)
     except OSError as exc:
         raise HarnessError("BASELINE_INVALID", f"cannot read: {exc.strerror or exc}",
                            str(path)) from None
@@ -95,13 +186,13 @@ def load_baseline(
         entries.append(Entry(reason=str(item["reason"]), case=item.get("case"),
                              rule=item.get("rule"), operation=item.get("operation"),
                              issue=item.get("issue"), index=index))
-    return entries
+    return Entries(entries)
 
 
 def judge_against(result: CaseResult, entries: Sequence[Entry]) -> CaseResult:
     """``result`` as the baseline sees it: a listed failure is ``expected-fail``, a listed case
     that passes is ``stale``; anything else unchanged."""
-    hits = [e for e in entries if e.matches(result)]
+    hits = _indexed(entries).hits(result)
     if not hits or result.status == "expected-fail":
         return result
     entry = hits[0]
@@ -119,14 +210,23 @@ def judge_against(result: CaseResult, entries: Sequence[Entry]) -> CaseResult:
 def stale_entries(results: Iterable[CaseResult], entries: Sequence[Entry]) -> list[Entry]:
     """Entries that matched some result but no result still failing (after
     :func:`judge_against`): what they excuse passes now, so they must go."""
+    index = _indexed(entries)
     matched: set[int] = set()
     still_failing: set[int] = set()
     for result in results:
-        hits = {e.index for e in entries if e.matches(result)}
+        hits = {e.index for e in index.hits(result)}
         matched |= hits
         if result.status in FAILING or result.status == "expected-fail":
             still_failing |= hits
     return [e for e in entries if e.index in matched and e.index not in still_failing]
+
+
+def _hint(message: str, width: int = 120) -> str:
+    """A starting reason: the message's first line, at most ``width`` characters (a diff of a
+    whole output is no reason, and made each entry kilobytes long)."""
+    first = "".join(ch if ch.isprintable() else "?" for ch in message.strip().split("\n", 1)[0])
+    return first if len(first) <= width and first == message.strip() else (
+        first[:width - 1].rstrip() + "…")
 
 
 def write_baseline(records: Iterable[dict[str, Any]]) -> str:
@@ -146,7 +246,9 @@ def write_baseline(records: Iterable[dict[str, Any]]) -> str:
             lines += [
                 f"  - case: {record['case']}",
                 f"    operation: {record['operation']}",
-                f"    reason: {json.dumps(record['message'] or record['status'])}  # say why",
+                "    reason: "
+                + json.dumps(_hint(record["message"] or record["status"]), ensure_ascii=False)
+                + "  # say why",
             ]
     if len(lines) == 3:
         lines[-1] = "expected_failures: []"

@@ -12,6 +12,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
 
+from agent_tck.harness.common.console import one_line
 from agent_tck.harness.common.errors import HarnessError
 from agent_tck.harness.contract.catalogue import Catalogue, load_catalogue
 from agent_tck.harness.contract.vectors import Case, load_cases
@@ -142,7 +143,7 @@ class _Progress:
             prefix = "\r" if self.tty else ""
             self.stream.write(f"{prefix}{status.upper():<8} {result.case} "
                               f"[{result.operation}] {', '.join(result.rules)}: "
-                              f"{result.message}\n")
+                              f"{one_line(result.message)}\n")
         self.stream.flush()
 
 
@@ -254,8 +255,9 @@ def _print_summary(footer: Footer, head: Header, paths: dict[str, Path], out: Co
                    observing: bool) -> None:
     counts = footer.counts
     impl = head.implementation
-    out.write(f"agent-tck {head.tck_version} against {impl['name']} "
-              f"{impl.get('version', '')} ({head.target.get('command') or 'in-process'})\n")
+    out.write(one_line(f"agent-tck {head.tck_version} against {impl['name']} "
+                       f"{impl.get('version', '')} ({head.target.get('command') or 'in-process'})")
+              + "\n")  # the adapter's own words: one line
     for family in [*head.families, "overall"]:
         if family in footer.verdicts:
             verdict = footer.verdicts[family]
