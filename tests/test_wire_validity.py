@@ -315,3 +315,46 @@ def test_resume_sending_an_empty_assistant_turn_fails_cfp_024_and_025():
 
 def test_resume_of_an_unreadable_log_is_not_judged():
     assert resume_invariants.resume({"log": "not a log"}, {"history": [_c("user")]}) == []
+
+
+# --- the seeded resume faults are caught on CFP-024 / CFP-025 by the invariant ----------------
+
+RESUME_FAULTS = ("cfp-resume-keeps-unanswered-tool-calls", "cfp-resume-keeps-empty-assistant-turn")
+
+
+def _mutated_views(name: str) -> Any:
+    """reference_impl/session_log/views.py with the seeded fault ``name`` applied, as a fresh
+    module object (the real module is left alone)."""
+    import types
+    from pathlib import Path
+
+    from agent_tck.harness.mutants import load_mutants, locate
+    from agent_tck.reference_impl.session_log import views
+
+    mutant = next(m for m in load_mutants() if m.name == name)
+    text = Path(views.__file__).read_text(encoding="utf-8")
+    at = locate(mutant, text)
+    module = types.ModuleType(f"mutated_views_{name.replace('-', '_')}")
+    exec(compile(text[:at] + mutant.replace + text[at + len(mutant.find):],  # noqa: S102
+                 views.__file__, "exec"), module.__dict__)
+    return module
+
+
+@pytest.mark.parametrize("name", RESUME_FAULTS)
+def test_resume_faults_are_caught_by_the_provider_validity_invariant(name):
+    from agent_tck.reference_impl.session_log import format as sl
+    from agent_tck.reference_impl.session_log import ops
+
+    mutated = _mutated_views(name)
+    caught: set[str] = set()
+    for case in load_cases(known_rules=CATALOGUE.by_id):
+        if not any(e.operation == "session.resume" for e in case.expect):
+            continue
+        try:
+            log = ops._read(case.input)
+        except (TckError, sl.LogRejected):
+            continue
+        history, tools = mutated.resume(log, case.input.get("user"))
+        found = resume_invariants.resume(case.input, {"history": history, "tools": tools})
+        caught |= {rule for rule, _, _ in found}
+    assert caught == {"CFP-024", "CFP-025"}
