@@ -394,3 +394,33 @@ Feature: Block omission in user and tool-result input
       | text  | first  |
       | text  | second |
     And the Messages tool result for call "a" holds nothing
+
+  # ---- every request is one the provider accepts (reference_impl/wire/validity.py) ----------
+
+  @WA-D001 @WA-D002 @BO-D005 @WA-D013
+  Scenario: Tool calls, their results and the user text after them make a request both providers accept
+    Given the recorded history:
+      | message | role          | block     | value                 |
+      | 1       | user          | text      | read a                |
+      | 2       | assistant     | tool call | a read {"path": "a"}  |
+      | 3       | user          | text      | and hurry             |
+      | 4       | tool result a | text      | A                     |
+      | 5       | assistant     | text      | done                  |
+      | 6       | user          | text      | thanks                |
+    When it is serialized for both wire formats
+    Then the Messages request is one the provider accepts
+    And the Chat Completions request is one the provider accepts
+
+  @WA-D011 @WA-D012
+  Scenario: A developer message with nothing to send adds no empty system message or text block
+    Given the recorded history:
+      | message | role      | block | value       |
+      | 1       | user      | text  | hello       |
+      | 2       | developer | text  | ""          |
+      | 3       | assistant | text  | hi          |
+      | 4       | user      | text  | go on       |
+      | 5       | developer | text  | ""          |
+      | 5       | developer | text  | Be brief.   |
+      | 6       | assistant | text  | ok          |
+    When it is serialized for Anthropic Messages
+    Then the Messages request is one the provider accepts

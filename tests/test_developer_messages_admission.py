@@ -19,7 +19,7 @@ from agent_tck.harness.families import operations as reference_operations
 from agent_tck.harness.run.evaluate import failures
 from agent_tck.harness.run.targets import InProcessTarget
 from agent_tck.reference_impl.developer_messages import admission as dm
-from agent_tck.reference_impl.developer_messages import projection
+from agent_tck.reference_impl.developer_messages import projection, records, writers
 from agent_tck.reference_impl.serialize import anthropic_messages as serialize_anthropic
 from agent_tck.reference_impl.serialize import model
 from agent_tck.reference_impl.session_log import format as session_log
@@ -119,9 +119,9 @@ def test_admission_does_not_mutate_its_input():
 
 def test_the_typed_model_is_frozen():
     log = [*base_log(schema("search")), developer(4, ADD, header=3)]
-    read = dm.read_log(log)
+    read = records.read_log(log)
     event = read.events[-1]
-    assert isinstance(event.data, dm.DeveloperData)
+    assert isinstance(event.data, records.DeveloperData)
     with pytest.raises(AttributeError):
         event.data.header_seq = 99  # type: ignore[misc]
     with pytest.raises(TypeError):
@@ -135,7 +135,7 @@ def test_remap_renumbers_from_the_first_seq_and_keeps_definitions():
            line("step/start", 12, {"turn": 1, "step": 1}),
            line("request/header", 13, {"header": {"tools": [schema("search")]}}),
            developer(14, ADD, header=13)]
-    migrated = dm.remap(log, [11])
+    migrated = writers.remap(log, [11])
     assert [e["seq"] for e in migrated[1:]] == [10, 11, 12, 13]
     assert migrated[-1]["data"]["headerSeq"] == 12
     before = dm.admit(log).to_json()["active"]["search"]["definition"]
@@ -299,7 +299,7 @@ MUTANTS: dict[str, tuple[tuple[Any, str, Any], set[str]]] = {
                              "DM-042", "DM-043"}),
     "complete means a name": ((dm, "is_complete_definition", lambda s: True),
                               {"DM-008", "DM-D002"}),
-    "drops unknown members": ((dm, "_without", lambda obj, *keys: {}), {"DM-026"}),
+    "drops unknown members": ((records, "_without", lambda obj, *keys: {}), {"DM-026"}),
     "no defer_loading on the wire": (
         (serialize_anthropic, "_tool",
          lambda tool: {k: v for k, v in _original_tool(tool).items() if k != "defer_loading"}),
@@ -321,7 +321,7 @@ def test_the_vectors_catch_a_faulty_implementation(name):
 
 def test_an_integral_float_seq_is_the_integer_for_admission_and_the_reader_alike():
     """JSON does not tell 3 from 3.0: the developer admission agrees with the log reader."""
-    from agent_tck.reference_impl.developer_messages.admission import _is_count
+    from agent_tck.reference_impl.developer_messages.records import _is_count
 
     assert _is_count(3.0) and _is_count(0) and _is_count(7)
     assert not _is_count(3.5) and not _is_count(True) and not _is_count(-1.0)

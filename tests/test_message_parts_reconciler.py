@@ -11,17 +11,15 @@ import pytest
 
 from agent_tck.harness.families import run_operation
 from agent_tck.reference_impl.errors import TckError
-from agent_tck.reference_impl.message_parts.reconciler import (
+from agent_tck.reference_impl.message_parts.reconciler import State, feed, reconcile
+from agent_tck.reference_impl.message_parts.tables import (
     EVENT_FIELDS,
     KIND_FIELDS,
     KINDS,
     PART_TABLE,
     TURN_TABLE,
     PartState,
-    State,
     TurnState,
-    feed,
-    reconcile,
 )
 from agent_tck.reference_impl.message_parts.views import (
     ViewSettings,

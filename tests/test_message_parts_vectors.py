@@ -112,7 +112,7 @@ def test_the_readme_documents_every_operation_and_error_code():
     readme = (FOLDER / "README.md").read_text(encoding="utf-8")
     code = "".join(
         (ROOT / "reference_impl" / "message_parts" / name).read_text(encoding="utf-8")
-        for name in ("reconciler.py", "views.py", "ops.py")
+        for name in ("tables.py", "reconciler.py", "views.py", "ops.py")
     )
     codes = set(re.findall(r'"(?:reject:)?([A-Z][A-Z_]{4,})"', code)) - {"ABSENT", "OPEN"}
     from agent_tck.reference_impl.message_parts.ops import OPERATIONS

@@ -20,6 +20,7 @@ import pytest
 from pytest_bdd import given, parsers, then, when
 
 from agent_tck.harness.run.outcome import CallResult, Errored, Output, Rejected
+from agent_tck.reference_impl.serialize.invariants import INVARIANTS
 from agent_tck.reference_impl.wire.normal_form import (
     normalize_anthropic_messages,
     normalize_openai_chat,
@@ -252,6 +253,21 @@ def request_accepted(serialize_scenario: SerializeScenario, wire: str) -> None:
 @then(parsers.re(f"the {WIRE} request for the continued history is accepted"))
 def continued_accepted(serialize_scenario: SerializeScenario, wire: str) -> None:
     _request(serialize_scenario, _wire(wire), "continued")
+
+
+@then(parsers.re(f"the {WIRE} request is one the provider accepts"))
+def request_provider_valid(serialize_scenario: SerializeScenario, wire: str) -> None:
+    """The provider-validity invariant (reference_impl/wire/validity.py) finds no problem."""
+    key = _wire(wire)
+    _request(serialize_scenario, key)
+    result = serialize_scenario.results[(key, "main")]
+    assert isinstance(result, Output)
+    given = {"history": serialize_scenario.histories["main"]}
+    found = INVARIANTS[_OPERATION[key]](given, result.value)
+    if found:
+        pytest.fail(f"{_LABEL[key]} would refuse the request: "
+                    + "; ".join(f"{rule} {message}" for rule, _, message in found),
+                    pytrace=False)
 
 
 @then(parsers.re(f"the {WIRE} request is rejected with (?P<code>[A-Z_]+)"))

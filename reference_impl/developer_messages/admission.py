@@ -1,6 +1,4 @@
-# Size: the record model with its reading and writing (~250 lines) and the one _Reader state
-# machine that admits records (~250); split next into records.py, once no branch edits them.
-"""Developer messages: admission, reading and writing of ``developer/message`` records (DM-*).
+"""Developer messages: admission of ``developer/message`` records (DM-*).
 
 Spec: 004_722d83801ee0b82d.txt ("Developer messages for incremental session changes").
 Sans-I/O: every function takes parsed JSON log lines (the session header first, then event
@@ -17,7 +15,9 @@ The shapes are the source runtime's:
 * ``step/start`` / ``step/end`` ``{turn, step}`` and ``turn/end`` ``{turn}`` open and close steps.
 
 Checks are table-driven where the note enumerates (reference faults, message slots) and each
-carries its rule ID and a few words of the note.
+carries its rule ID and a few words of the note. The typed record model with its reading and
+writing is :mod:`reference_impl.developer_messages.records`; the writers and rewriters built on
+admission (roundtrip, append, fork, remap) are :mod:`reference_impl.developer_messages.writers`.
 """
 
 from __future__ import annotations
@@ -26,8 +26,20 @@ import functools
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, Final
+from typing import Final
 
+from agent_tck.reference_impl.developer_messages.records import (
+    ADDITION,
+    DEVELOPER_EVENT,
+    HEADER_EVENT,
+    TOOL_CHANGES,
+    Json,
+    _is_array,
+    _is_count,
+    _is_object,
+    freeze,
+    thaw,
+)
 from agent_tck.reference_impl.errors import TckError
 from agent_tck.reference_impl.session_log.format import VOCABULARY, default_vocabulary
 from agent_tck.reference_impl.session_log.surface import Surface, replacement_range, source_seqs
@@ -73,182 +85,6 @@ def _reject(
 ) -> DeveloperMessageError:
     where = f"seq {seq}" if seq is not None else "log"
     return DeveloperMessageError(code, f"{rule} ({where}): {what}", pointer, seq, rule)
-
-
-# ---------------------------------------------------------------------------------------------
-# Frozen JSON: values read from a log never change under the reader's feet (STYLE 9).
-
-Json = Any  # None | bool | int | float | str | tuple[Json, ...] | Mapping[str, Json]
-
-
-def freeze(value: Json) -> Json:
-    """A deep, read-only copy of a JSON value (objects become mapping proxies, arrays tuples)."""
-    if isinstance(value, Mapping):
-        return MappingProxyType({str(k): freeze(v) for k, v in value.items()})
-    if isinstance(value, list | tuple):
-        return tuple(freeze(v) for v in value)
-    return value
-
-
-def thaw(value: Json) -> Json:
-    """Plain ``dict`` / ``list`` JSON from a frozen value (a fresh copy every call)."""
-    if isinstance(value, Mapping):
-        return {k: thaw(v) for k, v in value.items()}
-    if isinstance(value, tuple | list):
-        return [thaw(v) for v in value]
-    return value
-
-
-# Plain isinstance checks against concrete types: the session log reader calls this module once
-# per event (``agent-tck check-log``), so the hot path avoids ABC checks.
-_OBJECTS: Final = (dict, MappingProxyType)
-_ARRAYS: Final = (list, tuple)
-
-
-def _is_count(value: Json) -> bool:
-    # bool is not a count; 3.0 is 3 (JSON does not tell them apart, nor does the log reader)
-    if type(value) is float:
-        return value.is_integer() and value >= 0
-    return type(value) is int and value >= 0
-
-
-def _is_object(value: Json) -> bool:
-    return isinstance(value, _OBJECTS)
-
-
-def _is_array(value: Json) -> bool:
-    return isinstance(value, _ARRAYS)
-
-
-# ---------------------------------------------------------------------------------------------
-# The typed model of what this family interprets; everything else rides along untouched.
-
-ADDITION: Final = "tool-addition"
-REMOVAL: Final = "tool-removal"
-TOOL_CHANGES: Final = frozenset({ADDITION, REMOVAL})
-HEADER_EVENT: Final = "request/header"
-DEVELOPER_EVENT: Final = "developer/message"
-
-
-@dataclass(frozen=True)
-class ToolChange:
-    """One tool-addition or tool-removal block; ``extra`` keeps every other field of the block."""
-
-    type: str
-    tool_name: str
-    extra: Mapping[str, Json] = field(default_factory=lambda: MappingProxyType({}))
-
-    def to_json(self) -> dict[str, Json]:
-        return {**thaw(self.extra), "type": self.type, "toolName": self.tool_name}
-
-
-@dataclass(frozen=True)
-class OtherBlock:
-    """A developer content block this family does not interpret (future developer content)."""
-
-    raw: Json
-
-    def to_json(self) -> Json:
-        return thaw(self.raw)
-
-
-@dataclass(frozen=True)
-class DeveloperMessage:
-    role: str
-    content: tuple[ToolChange | OtherBlock, ...]
-    extra: Mapping[str, Json]
-
-    def to_json(self) -> dict[str, Json]:
-        return {
-            **thaw(self.extra),
-            "role": self.role,
-            "content": [block.to_json() for block in self.content],
-        }
-
-
-@dataclass(frozen=True)
-class DeveloperData:
-    turn: int
-    step: int
-    message: DeveloperMessage
-    header_seq: int | None  # None: the field is absent
-    extra: Mapping[str, Json]
-
-    def to_json(self) -> dict[str, Json]:
-        out: dict[str, Json] = {
-            **thaw(self.extra),
-            "turn": self.turn,
-            "step": self.step,
-            "message": self.message.to_json(),
-        }
-        if self.header_seq is not None:
-            out["headerSeq"] = self.header_seq
-        return out
-
-
-@dataclass(frozen=True)
-class Event:
-    """One envelope. ``data`` is typed for developer/message, frozen raw JSON otherwise."""
-
-    type: str
-    seq: int
-    data: DeveloperData | Json
-    extra: Mapping[str, Json]  # time, ignorable, sourceEventSeqs, surfaceOp, unknown fields
-
-    def to_json(self) -> dict[str, Json]:
-        data = self.data.to_json() if isinstance(self.data, DeveloperData) else thaw(self.data)
-        return {**thaw(self.extra), "type": self.type, "seq": self.seq, "data": data}
-
-
-@dataclass(frozen=True)
-class SessionLog:
-    header: Mapping[str, Json]
-    events: tuple[Event, ...]
-
-    def to_json(self) -> list[Json]:
-        return [thaw(self.header), *(event.to_json() for event in self.events)]
-
-
-def _without(obj: Mapping[str, Json], *keys: str) -> Mapping[str, Json]:
-    return MappingProxyType({k: v for k, v in obj.items() if k not in keys})
-
-
-def _read_developer_data(data: Mapping[str, Json]) -> DeveloperData:
-    message = data["message"]
-    blocks: list[ToolChange | OtherBlock] = []
-    for block in message["content"]:
-        if _is_object(block) and block.get("type") in TOOL_CHANGES:
-            blocks.append(
-                ToolChange(block["type"], block["toolName"], _without(block, "type", "toolName"))
-            )
-        else:
-            blocks.append(OtherBlock(block))
-    return DeveloperData(
-        turn=data["turn"],
-        step=data["step"],
-        message=DeveloperMessage(
-            message["role"], tuple(blocks), _without(message, "role", "content")
-        ),
-        header_seq=data.get("headerSeq"),
-        extra=_without(data, "turn", "step", "message", "headerSeq"),
-    )
-
-
-def read_log(lines: Sequence[Json]) -> SessionLog:
-    """Read admitted log lines into the typed model (call :func:`admit` first)."""
-    frozen = freeze(list(lines))
-    events = []
-    for line in frozen[1:]:
-        data = line.get("data")
-        if line["type"] == DEVELOPER_EVENT:
-            data = _read_developer_data(data)
-        events.append(Event(line["type"], line["seq"], data, _without(line, "type", "seq", "data")))
-    return SessionLog(frozen[0], tuple(events))
-
-
-def write_log(log: SessionLog) -> list[Json]:
-    """The JSON lines of a log: every field read, interpreted or not, is written back."""
-    return log.to_json()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -734,75 +570,3 @@ def admit(lines: Sequence[Json], registry: Iterable[Json] | None = None) -> Admi
     for index, line in enumerate(frozen[1:], start=1):
         reader.feed(index, line)
     return Admission(tuple(reader.admitted))
-
-
-# ---------------------------------------------------------------------------------------------
-# Writers and rewriters.
-
-
-def roundtrip(lines: Sequence[Json]) -> list[Json]:
-    """Read a log and write it back (DM-026): admitted first, then through the typed model."""
-    admit(lines)
-    return write_log(read_log(lines))
-
-
-def append(lines: Sequence[Json], event: Mapping[str, Json]) -> dict[str, Json]:
-    """Write one event after the log (DM-033): the writer assigns seq and refuses what a reader
-    would refuse."""
-    frozen = freeze(list(lines))
-    admit(frozen)
-    seqs = [line["seq"] for line in frozen[1:]]
-    written = {**thaw(event), "seq": (max(seqs) + 1) if seqs else 0}
-    try:
-        admit([*frozen, written])
-    except DeveloperMessageError as err:
-        pointer = (err.pointer or "").replace(f"/log/{len(frozen)}", "/event", 1)
-        raise DeveloperMessageError(err.code, err.message, pointer, err.seq, err.rule) from None
-    return {"event": write_log(read_log([frozen[0], written]))[1]}
-
-
-def fork(lines: Sequence[Json], at: int) -> Admission:
-    """Admission of the fork child that inherits the prefix through seq ``at`` (DM-018, DM-021)."""
-    frozen = freeze(list(lines))
-    admit(frozen)
-    seqs = [line["seq"] for line in frozen[1:]]
-    if not _is_count(at) or at not in seqs:
-        raise _reject("DM_MALFORMED", "DM-021", None, "/at", f"no event with seq {at!r} to fork at")
-    child = [frozen[0], *(line for line in frozen[1:] if line["seq"] <= at)]
-    return admit(child)
-
-
-def remap(lines: Sequence[Json], drop: Iterable[int]) -> list[Json]:
-    """A cardinality-changing migration (DM-025): drop events, renumber seq contiguously from the
-    first event's seq, and remap every headerSeq to its header's new seq."""
-    frozen = freeze(list(lines))
-    admitted = admit(frozen)
-    events = frozen[1:]
-    seqs = [line["seq"] for line in events]
-    dropped = set()
-    for index, seq in enumerate(drop):
-        if not _is_count(seq) or seq not in seqs:
-            raise _reject("DM_MALFORMED", "DM-025", None, f"/drop/{index}",
-                          f"no event with seq {seq!r} to drop")
-        dropped.add(seq)
-    for record in admitted.developer_messages:
-        if record.header_seq in dropped and record.seq not in dropped:
-            raise _reject(
-                "DM_REFERENCED_HEADER_DROPPED", "DM-025", record.seq, "/drop",
-                f"the migration drops request/header seq {record.header_seq}, which this "
-                "developer/message references",
-            )
-    kept = [line for line in events if line["seq"] not in dropped]
-    base = min(seqs) if seqs else 0
-    renumber = {line["seq"]: base + i for i, line in enumerate(kept)}
-    log = read_log([frozen[0], *kept])
-    moved = []
-    for event in log.events:
-        data = event.data
-        if isinstance(data, DeveloperData) and data.header_seq is not None:
-            data = DeveloperData(data.turn, data.step, data.message,
-                                 renumber[data.header_seq], data.extra)
-        moved.append(Event(event.type, renumber[event.seq], data, event.extra))
-    out = write_log(SessionLog(log.header, tuple(moved)))
-    admit(out)  # the migrated log must still admit, to the same definitions
-    return out

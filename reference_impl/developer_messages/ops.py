@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from agent_tck.reference_impl.developer_messages import admission as dm
-from agent_tck.reference_impl.developer_messages import projection
+from agent_tck.reference_impl.developer_messages import projection, writers
 from agent_tck.reference_impl.errors import TckError
 
 
@@ -29,7 +29,7 @@ def op_admit(payload: Any) -> Any:
 
 
 def op_roundtrip(payload: Any) -> Any:
-    return {"log": dm.roundtrip(_log(_object(payload)))}
+    return {"log": writers.roundtrip(_log(_object(payload)))}
 
 
 def op_append(payload: Any) -> Any:
@@ -37,12 +37,12 @@ def op_append(payload: Any) -> Any:
     event = payload.get("event")
     if not isinstance(event, Mapping):
         raise TckError("DM_MALFORMED", "input.event must be an event object", "/event")
-    return dm.append(_log(payload), event)
+    return writers.append(_log(payload), event)
 
 
 def op_fork(payload: Any) -> Any:
     payload = _object(payload)
-    return dm.fork(_log(payload), payload.get("at")).to_json()
+    return writers.fork(_log(payload), payload.get("at")).to_json()
 
 
 def op_remap(payload: Any) -> Any:
@@ -50,7 +50,7 @@ def op_remap(payload: Any) -> Any:
     drop = payload.get("drop")
     if not isinstance(drop, list):
         raise TckError("DM_MALFORMED", "input.drop must be an array of seqs", "/drop")
-    return {"log": dm.remap(_log(payload), drop)}
+    return {"log": writers.remap(_log(payload), drop)}
 
 
 OPERATIONS = {

@@ -20,13 +20,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from agent_tck.reference_impl.errors import TckError
-from agent_tck.reference_impl.message_parts.reconciler import (
+from agent_tck.reference_impl.message_parts.reconciler import Part, State, Turn
+from agent_tck.reference_impl.message_parts.tables import (
     KINDS,
     REASONING_KINDS,
-    Part,
     PartState,
-    State,
-    Turn,
     TurnState,
 )
 

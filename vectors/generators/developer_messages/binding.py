@@ -13,6 +13,7 @@ from .build import (
     add,
     addition,
     admitted,
+    err,
     out,
     record,
     removal,
@@ -64,6 +65,24 @@ def _resolution(f: VectorFile) -> None:
            {ADMIT: out(admitted(
                record(d, addition("search", SEARCH_V1), addition("read_file", READ), header_seq=h),
                active={"read_file": (h, READ), "search": (h, SEARCH_V1)}))})
+
+    # CFP-D003: a log whose seq starts at 2, so a seq is not the event's position in the log
+    log = Log(first_seq=2).open()
+    h = log.header(SEARCH_V1)
+    log.user()
+    log.header(SEARCH_V2, reason="change")
+    d = log.dev(add("search"), header_seq=h)
+    f.case("dm-addition-resolves-by-seq-not-position", ["CFP-D003"],
+           "The log's seq starts at 2 and two headers define 'search' (v1 at seq 4, v2 at seq 6, "
+           "the event in position 4). headerSeq 4 names the v1 header by its seq; read as a "
+           "position it would bind v2. CFP-D003 accepts both readings of the origin: this log "
+           "read as written (the addition resolves to v1, DM-001), or rejected as DM_MALFORMED "
+           "by a reader that requires seq 0; a reader taking seq for a position does neither.",
+           {"log": log.json()},
+           {ADMIT: {"alternatives": [
+               out(admitted(record(d, addition("search", SEARCH_V1), header_seq=h),
+                            active={"search": (h, SEARCH_V1)})),
+               err("DM_MALFORMED")]}})
 
 
 def _header_seq_faults(f: VectorFile) -> None:

@@ -68,14 +68,15 @@ SURFACE = {"system/message", "user/message", "developer/message", "assistant/mes
 
 class Log:
     """A session log under construction, in the source runtime's v4 shape: seq is the row index
-    from 0, the header has isSeeded and delegationDepth, surface events carry surfaceOp."""
+    from 0 (``first_seq`` moves the origin, CFP-D003), the header has isSeeded and
+    delegationDepth, surface events carry surfaceOp."""
 
-    def __init__(self, **header_extra: Any) -> None:
+    def __init__(self, first_seq: int = 0, **header_extra: Any) -> None:
         self.lines: list[dict[str, Any]] = [
             {"type": "session", "version": VERSION, "id": "s-dm", "createdAt": T0,
              "isSeeded": False, "delegationDepth": 0, **header_extra}
         ]
-        self.seq = -1
+        self.seq = first_seq - 1
 
     def event(self, etype: str, data: dict[str, Any], **envelope: Any) -> int:
         if etype in SURFACE:

@@ -54,6 +54,18 @@ def _replacements(f: VectorFile) -> None:
     log = Log().open()
     _system(log)
     u1 = log.user("first")
+    log.user("second")
+    u3 = log.user("third")
+    d = log.dev(envelope={**_replace(u1, u3), "sourceEventSeqs": [[u1, u3]]})
+    f.case("dm-replacement-cites-a-seq-range", ["DM-050"],
+           "A developer replacement shadows three user messages and cites them as one "
+           "[start, end] range in sourceEventSeqs (members may be ranges, the source runtime's "
+           "decodeSeqRanges): admitted.",
+           {"log": log.json()}, {ADMIT: out(admitted(record(d)))})
+
+    log = Log().open()
+    _system(log)
+    u1 = log.user("first")
     u2 = log.user("second")
     log.dev(envelope={**_replace(u1, u2), "sourceEventSeqs": [u1]})
     f.admit_error("dm-replacement-omits-a-shadowed-node", ["DM-050"],

@@ -1,0 +1,356 @@
+"""Provider acceptance of a request body: pure checks of what the providers really refuse.
+
+:func:`messages_problems` (Anthropic Messages) and :func:`chat_problems` (OpenAI Chat
+Completions) take a serialized request body and return its :class:`Problem` values: the rule,
+a JSON pointer into the body, a message and the predicate's key. Each predicate is a row of
+:data:`PREDICATES` with the rule it is charged to and the provider documentation it comes
+from; the catalogue entry of each rule (vectors/rules/) holds the full reason and review.
+
+The Messages checks run on the turns the provider sees: each message in the wire model's normal
+form (:func:`reference_impl.wire.normal_form.normal_message`, purpose ``compare``) and
+consecutive turns combined exactly where :func:`reference_impl.wire.normal_form.merges` says
+the provider combines them (equivalence ``merge-turns``), so a request split into more
+same-role messages than needed is never refused here.
+
+A body that is not shaped like a request at all gives no problem: the output comparison of a
+vector judges shape; these predicates judge a readable request.
+
+*When a predicate applies* is the caller's business: a serializer is not obliged to repair an
+input history that is itself invalid (note 000: "This does not promise lossless provider input
+or compatibility for every historical message sequence"). A caller names the predicates that
+do not apply in ``suspend`` (keys of :data:`SUSPENSIONS`);
+:mod:`reference_impl.serialize.invariants` and :mod:`reference_impl.session_log.invariants`
+decide them from the operation's input.
+
+Pure: nothing here reads files, sockets or clocks, and no argument is modified.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from itertools import pairwise
+from typing import Any, Final, NamedTuple
+
+from agent_tck.reference_impl.wire.dialects import ANTHROPIC, OPENAI
+from agent_tck.reference_impl.wire.normal_form import NotARequest, merges, normal_message
+
+
+class Problem(NamedTuple):
+    """One reason the provider refuses the request."""
+
+    rule: str  # the catalogue rule the problem is charged to
+    pointer: str  # JSON pointer into the request body
+    message: str
+    check: str  # the predicate's key (PREDICATES)
+
+
+@dataclass(frozen=True)
+class Predicate:
+    key: str
+    dialect: str
+    rule: str
+    summary: str
+    source: str  # the provider documentation the refusal is stated in
+
+
+_TOOL_USE_DOC: Final = "https://platform.claude.com/docs/en/agents-and-tools/tool-use/handle-tool-calls"
+_MESSAGES_DOC: Final = "https://docs.claude.com/en/api/messages"
+_CHAT_DOC: Final = "https://platform.openai.com/docs/api-reference/chat/create"
+_CHAT_TOOLS_DOC: Final = "https://platform.openai.com/docs/guides/function-calling"
+
+PREDICATES: Final[tuple[Predicate, ...]] = (
+    Predicate("messages-tool-result-answers-call", ANTHROPIC, "WA-D001",
+              "each tool_result answers a tool_use of the directly preceding assistant turn, "
+              "once", _TOOL_USE_DOC),
+    Predicate("messages-tool-call-answered", ANTHROPIC, "WA-D002",
+              "each tool_use of an assistant turn that is followed by another turn is answered "
+              "by a tool_result in the next user turn", _TOOL_USE_DOC),
+    Predicate("messages-tool-result-first", ANTHROPIC, "BO-D005",
+              "the tool_result blocks of a user turn come before its other blocks",
+              _TOOL_USE_DOC),
+    Predicate("messages-empty-user", ANTHROPIC, "BO-D001",
+              "no user turn with empty content", _MESSAGES_DOC),
+    Predicate("messages-empty-turn", ANTHROPIC, "WA-D011",
+              "no assistant turn (but the last message) or system message with empty content",
+              _MESSAGES_DOC),
+    Predicate("messages-empty-input-text", ANTHROPIC, "BO-D008",
+              "no empty text block in user or tool_result content", _MESSAGES_DOC),
+    Predicate("messages-empty-text", ANTHROPIC, "WA-D012",
+              "no empty text block in assistant or system content", _MESSAGES_DOC),
+    Predicate("chat-tool-result-answers-call", OPENAI, "WA-D001",
+              "each tool message answers a tool call of the assistant message its run of tool "
+              "messages directly follows, once", _CHAT_TOOLS_DOC),
+    Predicate("chat-tool-call-answered", OPENAI, "WA-D002",
+              "each tool call of an assistant message that is followed by another message is "
+              "answered by a tool message before any message of another role", _CHAT_TOOLS_DOC),
+    Predicate("chat-assistant-content", OPENAI, "WA-D013",
+              "an assistant message has content or tool_calls", _CHAT_DOC),
+)
+BY_KEY: Final = {p.key: p for p in PREDICATES}
+
+#: What a caller may suspend, and the predicates each suspension turns off. A suspension names
+#: a defect of the *input* that an output passing it through would repeat.
+SUSPENSIONS: Final[Mapping[str, tuple[str, ...]]] = {
+    # the input's tool calls and results do not pair up (a call unanswered before the next
+    # assistant message, a result without its call, a duplicate id)
+    "tool-pairing": ("messages-tool-result-answers-call", "messages-tool-call-answered",
+                     "chat-tool-result-answers-call", "chat-tool-call-answered"),
+    # an input assistant message without blocks
+    "assistant-empty": ("messages-empty-turn:assistant", "chat-assistant-content"),
+    # an input assistant message holding an empty text block
+    "assistant-empty-text": ("messages-empty-text:assistant",),
+    # an input assistant message with neither non-empty text nor a tool call (reasoning only)
+    "assistant-no-text-or-call": ("chat-assistant-content",),
+}
+
+
+def _off(suspend: frozenset[str]) -> frozenset[str]:
+    unknown = suspend - set(SUSPENSIONS)
+    if unknown:
+        raise ValueError(f"unknown suspension(s): {', '.join(sorted(unknown))}")
+    return frozenset(k for s in suspend for k in SUSPENSIONS[s])
+
+
+def _problem(key: str, pointer: str, message: str) -> Problem:
+    return Problem(BY_KEY[key].rule, pointer, message, key)
+
+
+def _messages_list(body: Any) -> list[Any] | None:
+    if isinstance(body, Mapping) and isinstance(body.get("messages"), list):
+        return list(body["messages"])
+    return None
+
+
+# --- Anthropic Messages -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Block:
+    pointer: str
+    value: Any
+
+
+@dataclass
+class _Turn:
+    """One turn the provider sees: consecutive messages it combines, blocks with pointers."""
+
+    role: str
+    pointer: str  # the first message's content (or the message, without content)
+    blocks: list[_Block]
+
+
+def _block_pointers(index: int, raw: Mapping[str, Any], count: int) -> list[str]:
+    base = f"/messages/{index}/content"
+    if isinstance(raw.get("content"), list):
+        return [f"{base}/{j}" for j in range(count)]
+    return [base] * count  # a string content is one text block without a pointer of its own
+
+
+def _turns(messages: Sequence[Any]) -> list[_Turn] | None:
+    turns: list[_Turn] = []
+    previous: dict[str, Any] | None = None
+    for i, raw in enumerate(messages):
+        try:
+            normal = normal_message(ANTHROPIC, raw, "compare")
+        except NotARequest:
+            return None
+        content = normal["content"]
+        pointers = _block_pointers(i, raw, len(content))
+        blocks = [_Block(p, b) for p, b in zip(pointers, content, strict=True)]
+        if turns and previous is not None and merges(ANTHROPIC, previous, normal):
+            turns[-1].blocks.extend(blocks)
+        else:
+            where = f"/messages/{i}/content" if "content" in raw else f"/messages/{i}"
+            turns.append(_Turn(str(normal["role"]), where, blocks))
+        previous = normal
+    return turns
+
+
+def _kind(value: Any) -> Any:
+    return value.get("type") if isinstance(value, Mapping) else None
+
+
+def _is_empty_text(value: Any) -> bool:
+    return _kind(value) == "text" and value.get("text") in ("", None)
+
+
+def _empty_content(turns: list[_Turn], off: frozenset[str]) -> Iterator[Problem]:
+    # "all messages must have non-empty content except for the optional final assistant
+    # message" (the Messages API's refusal); BO-D001 for user turns.
+    for n, turn in enumerate(turns):
+        if turn.blocks:
+            continue
+        if turn.role == "user":
+            yield _problem("messages-empty-user", turn.pointer, "a user turn with empty content")
+        elif turn.role == "system":
+            yield _problem("messages-empty-turn", turn.pointer,
+                           "a system message with empty content")
+        elif (turn.role == "assistant" and n < len(turns) - 1
+              and "messages-empty-turn:assistant" not in off):
+            yield _problem("messages-empty-turn", turn.pointer,
+                           "an assistant turn with empty content that is not the last message")
+
+
+def _empty_text(turns: list[_Turn], off: frozenset[str]) -> Iterator[Problem]:
+    # "text content blocks must be non-empty" (the Messages API's refusal)
+    for turn in turns:
+        for block in turn.blocks:
+            if turn.role == "user" and _kind(block.value) == "tool_result":
+                inner = block.value.get("content")
+                for k, item in enumerate(inner if isinstance(inner, list) else []):
+                    if _is_empty_text(item):
+                        yield _problem("messages-empty-input-text", f"{block.pointer}/content/{k}",
+                                       "an empty text block in tool_result content")
+            elif not _is_empty_text(block.value):
+                continue
+            elif turn.role == "user":
+                yield _problem("messages-empty-input-text", block.pointer,
+                               "an empty text block in user content")
+            elif turn.role == "system" or "messages-empty-text:assistant" not in off:
+                yield _problem("messages-empty-text", block.pointer,
+                               f"an empty text block in {turn.role} content")
+
+
+def _tool_use_ids(turn: _Turn | None) -> list[str]:
+    if turn is None or turn.role != "assistant":
+        return []
+    return [str(b.value.get("id")) for b in turn.blocks if _kind(b.value) == "tool_use"]
+
+
+def _tool_results(turns: list[_Turn], off: frozenset[str]) -> Iterator[Problem]:
+    # "tool_result blocks must come FIRST in the content array" and each answers "a
+    # corresponding tool_use block in the previous message" (the tool-use guide)
+    offered: set[str] = set()
+    for turn in turns:
+        if turn.role == "system":
+            continue  # placement is the in-history rules' business; the call still pairs
+        if turn.role == "assistant":
+            offered = set(_tool_use_ids(turn))
+            continue
+        seen: set[str] = set()
+        other = False
+        for block in turn.blocks:
+            if _kind(block.value) != "tool_result":
+                other = True
+                continue
+            if other:
+                yield _problem("messages-tool-result-first", block.pointer,
+                               "a tool_result after another block of its user turn")
+            use_id = str(block.value.get("tool_use_id"))
+            if "messages-tool-result-answers-call" in off:
+                continue
+            if use_id in seen:
+                yield _problem("messages-tool-result-answers-call", block.pointer,
+                               f"tool_use {use_id!r} is answered twice")
+            elif use_id not in offered:
+                yield _problem("messages-tool-result-answers-call", block.pointer,
+                               f"tool_result {use_id!r} answers no tool_use of the directly "
+                               "preceding assistant turn")
+            seen.add(use_id)
+        offered = set()
+
+
+def _calls_answered(turns: list[_Turn], off: frozenset[str]) -> Iterator[Problem]:
+    # "Each `tool_use` block must have a corresponding `tool_result` block in the next
+    # message" (the Messages API's refusal); an assistant turn that ends the request is not
+    # judged (the provider continues it).
+    if "messages-tool-call-answered" in off:
+        return
+    others = [t for t in turns if t.role != "system"]
+    for turn, reply in pairwise(others):
+        if turn.role != "assistant":
+            continue
+        answered = {str(b.value.get("tool_use_id")) for b in reply.blocks
+                    if reply.role == "user" and _kind(b.value) == "tool_result"}
+        for block in turn.blocks:
+            if _kind(block.value) == "tool_use" and str(block.value.get("id")) not in answered:
+                yield _problem("messages-tool-call-answered", block.pointer,
+                               f"tool_use {block.value.get('id')!r} has no tool_result in the "
+                               "next user turn")
+
+
+def messages_problems(body: Any, suspend: frozenset[str] = frozenset()) -> list[Problem]:
+    """Why the Messages API would refuse ``body`` (``[]``: it would not, as far as checked)."""
+    off = _off(suspend)
+    messages = _messages_list(body)
+    turns = _turns(messages) if messages is not None else None
+    if turns is None:
+        return []
+    return [*_empty_content(turns, off), *_empty_text(turns, off), *_tool_results(turns, off),
+            *_calls_answered(turns, off)]
+
+
+# --- OpenAI Chat Completions ------------------------------------------------------------------
+
+
+def _call_ids(message: Mapping[str, Any]) -> list[tuple[int, Any]]:
+    calls = message.get("tool_calls")
+    if message.get("role") != "assistant" or not isinstance(calls, list):
+        return []
+    return [(k, c.get("id") if isinstance(c, Mapping) else None) for k, c in enumerate(calls)]
+
+
+def _chat_tool_messages(messages: Sequence[Any], off: frozenset[str]) -> Iterator[Problem]:
+    # "An assistant message with 'tool_calls' must be followed by tool messages responding to
+    # each 'tool_call_id'" and "messages with role 'tool' must be a response to a preceding
+    # message with 'tool_calls'" (the API's refusals)
+    owner: int | None = None
+    offered: dict[Any, int] = {}
+    answered: set[Any] = set()
+    for i, message in enumerate(messages):
+        if not isinstance(message, Mapping):
+            continue
+        if message.get("role") == "tool":
+            cid = message.get("tool_call_id")
+            if "chat-tool-result-answers-call" in off:
+                pass
+            elif cid in answered:
+                yield _problem("chat-tool-result-answers-call", f"/messages/{i}",
+                               f"tool call {cid!r} is answered twice")
+            elif cid not in offered:
+                yield _problem("chat-tool-result-answers-call", f"/messages/{i}",
+                               f"tool message {cid!r} answers no tool call of the assistant "
+                               "message its run of tool messages follows")
+            answered.add(cid)
+            continue
+        if owner is not None and "chat-tool-call-answered" not in off:
+            for cid, k in offered.items():
+                if cid not in answered:
+                    yield _problem("chat-tool-call-answered", f"/messages/{owner}/tool_calls/{k}",
+                                   f"tool call {cid!r} has no tool message before /messages/{i}")
+        ids = _call_ids(message)
+        owner = i if ids else None
+        offered = {cid: k for k, cid in ids}
+        answered = set()
+
+
+def _chat_assistant_content(messages: Sequence[Any], off: frozenset[str]) -> Iterator[Problem]:
+    # content: "Required unless tool_calls or function_call is specified" (the API reference)
+    if "chat-assistant-content" in off:
+        return
+    for i, message in enumerate(messages):
+        if not (isinstance(message, Mapping) and message.get("role") == "assistant"):
+            continue
+        if message.get("content") in (None, []) and not message.get("tool_calls") and (
+                not message.get("function_call")):
+            yield _problem("chat-assistant-content", f"/messages/{i}",
+                           "an assistant message with neither content nor tool_calls")
+
+
+def chat_problems(body: Any, suspend: frozenset[str] = frozenset()) -> list[Problem]:
+    """Why Chat Completions would refuse ``body`` (``[]``: it would not, as far as checked)."""
+    off = _off(suspend)
+    messages = _messages_list(body)
+    if messages is None:
+        return []
+    return [*_chat_tool_messages(messages, off), *_chat_assistant_content(messages, off)]
+
+
+def problems(dialect: str, body: Any, suspend: frozenset[str] = frozenset()) -> list[Problem]:
+    """:func:`messages_problems` or :func:`chat_problems` by dialect name."""
+    if dialect == ANTHROPIC:
+        return messages_problems(body, suspend)
+    if dialect == OPENAI:
+        return chat_problems(body, suspend)
+    raise ValueError(f"unknown dialect {dialect!r}")
