@@ -17,6 +17,7 @@ import pytest
 
 from agent_tck.reference_impl.session_log import format as sl
 from agent_tck.reference_impl.session_log import profile_dsh as dsh
+from agent_tck.reference_impl.session_log import reader as log_reader
 from agent_tck.reference_impl.session_log import recorder as rec
 
 VECTORS = Path(__file__).resolve().parent.parent / "vectors"
@@ -58,7 +59,7 @@ def _error_codes(case: dict[str, Any]) -> set[str]:
 
 def _verdict(data: bytes, vocabulary: sl.Vocabulary) -> sl.LogError | None:
     try:
-        sl.check(sl.split_lines(data), vocabulary)
+        log_reader.check(sl.split_lines(data), vocabulary)
     except sl.LogRejected as exc:
         return exc.error
     return None

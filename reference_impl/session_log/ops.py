@@ -14,6 +14,7 @@ from typing import Any
 
 from agent_tck.reference_impl.errors import TckError
 from agent_tck.reference_impl.session_log import format as sl
+from agent_tck.reference_impl.session_log import reader as log_reader
 from agent_tck.reference_impl.session_log import recorder as rec
 from agent_tck.reference_impl.session_log import views
 
@@ -42,7 +43,7 @@ def _rejected(exc: sl.LogRejected, pointer: str) -> TckError:
 def _read(payload: Any) -> sl.Log:
     lines, pointer = _log_lines(payload)
     try:
-        return sl.read(lines, sl.default_vocabulary())
+        return log_reader.read(lines, sl.default_vocabulary())
     except sl.LogRejected as exc:
         raise _rejected(exc, pointer) from None
 
@@ -50,7 +51,7 @@ def _read(payload: Any) -> sl.Log:
 def check_log(payload: Any) -> dict[str, Any]:
     lines, pointer = _log_lines(payload)
     try:
-        return sl.check(lines, sl.default_vocabulary()).to_json()
+        return log_reader.check(lines, sl.default_vocabulary()).to_json()
     except sl.LogRejected as exc:
         raise _rejected(exc, pointer) from None
 
