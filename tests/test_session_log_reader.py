@@ -235,8 +235,9 @@ def test_every_accepted_vector_log_matches_the_schemas() -> None:
     for name in ("reader-valid.json", "load.json", "resume.json", "roundtrip.json"):
         for case in _vector_cases(name):
             expect = case["expect"]
-            if "log" not in case["input"] or any("error" in e for e in expect.values()):
-                continue
+            damaged = any(e.get("output", {}).get("tail") for e in expect.values())
+            if "log" not in case["input"] or damaged or any("error" in e for e in expect.values()):
+                continue  # a damaged log (session.recover's tail) is not a valid one
             lines = case["input"]["log"].splitlines()
             assert not list(header_schema.iter_errors(json.loads(lines[0]))), case["id"]
             for text in lines[1:]:

@@ -139,6 +139,12 @@ class Admission:
         """Called once after the last event (``line`` is the last line's number)."""
         return None
 
+    def admit_row(self, event: Mapping[str, Any]) -> Problem | None:
+        """Row admission of a parsed row that a recoverable tail may drop (the failing row and
+        every later one): only what needs no earlier event, since this state never sees them.
+        ``event`` is an object whose ``data`` is an object; nothing else is known of it."""
+        return None
+
 
 AdmissionFactory = Callable[[], Admission]
 
@@ -311,8 +317,11 @@ def _tool_call(data: Mapping[str, Any]) -> Problem | None:
 
 
 def _tool_result(data: Mapping[str, Any]) -> Problem | None:
-    if problem := _need_ints(data, "turn", "step"):
-        return problem
+    return _need_ints(data, "turn", "step") or _tool_message(data)
+
+
+def _tool_message(data: Mapping[str, Any]) -> Problem | None:
+    """A tool/result's tool-role message (also row admission: :data:`ROW_ADMISSION`)."""
     if problem := _message_field(data, "tool"):
         return problem
     message = data["message"]
@@ -346,6 +355,20 @@ VOCABULARY: Final = Vocabulary(MappingProxyType({
     "tool/result": _tool_result,
     "developer/message": _developer_message,
 }))
+
+
+#: Row admission: the data checks that run on every parsed row, also on the rows a recoverable
+#: tail drops and on the failing row itself, because the source runtime's scanner runs them before
+#: any recovery (session-persistence-jsonl/src/format.ts ``SessionLogScanner.consumeEventLine``
+#: calls ``assertV4RowAdmission``, session-format-v3-to-v4/src/codec.ts: tool-role results,
+#: tool-role.ts ``assertV4ToolResultMessage``; system-message fields, system-message.ts; developer
+#: data, developer.ts; retired syntax and message sources are the admissions' ``admit_row``).
+#: The other types' data is validated only on the rows a loader keeps (reader.check).
+ROW_ADMISSION: Final = MappingProxyType({
+    "tool/result": _tool_message,
+    "system/message": _system_message,
+    "developer/message": _developer_message,
+})
 
 
 @cache

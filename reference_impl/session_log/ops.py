@@ -56,6 +56,17 @@ def check_log(payload: Any) -> dict[str, Any]:
         raise _rejected(exc, pointer) from None
 
 
+def recover(payload: Any) -> dict[str, Any]:
+    """What a loader keeps of a damaged log (``check-log``'s reading, CFP-D012): the summary of
+    the kept events and the tail it drops (``null`` when none), or the refusal."""
+    lines, pointer = _log_lines(payload)
+    try:
+        summary = log_reader.check(lines, sl.default_vocabulary(), recover=True)
+    except sl.LogRejected as exc:
+        raise _rejected(exc, pointer) from None
+    return {**summary.to_json(), "tail": summary.tail.brief() if summary.tail else None}
+
+
 def read_log(payload: Any) -> dict[str, Any]:
     log = _read(payload)
     return {"header": log.header.value, "events": [e.value for e in log.events]}
@@ -130,6 +141,7 @@ def record_load(payload: Any) -> dict[str, Any]:
 
 OPERATIONS = {
     "session.check-log": check_log,
+    "session.recover": recover,
     "session.read": read_log,
     "session.roundtrip": roundtrip,
     "session.load": load,

@@ -146,7 +146,7 @@ def _check_header(value: Any, line: int) -> int:
     for key in ("cwd", "parentSession"):
         if key in value and type(value[key]) is not str:
             raise LogRejected(LogError(INVALID_FIELD, line, f"header.{key} must be a string"))
-    return version
+    return int(version)
 
 
 def _in_data(problem: Problem, kind: str, line: int, seq: int) -> LogRejected:
@@ -187,7 +187,7 @@ class _Events:
         if type(value) is not dict:
             raise LogRejected(LogError(INVALID_FIELD, line, "an event must be a JSON object"))
         kind = value.get("type")
-        seq = value.get("seq")
+        seq: Any = value.get("seq")
         seq_known = seq if (  # a small int without the call
             type(seq) is int and -SAFE_INTEGER <= seq <= SAFE_INTEGER) or _is_int(seq) else None
         if kind is None:
@@ -263,9 +263,9 @@ def check(
     """Validate a whole log in one pass without building event values (``agent-tck check-log``).
 
     ``lines`` are raw byte lines as a binary file yields them. Raises :class:`LogRejected` with
-    the first problem. With ``recover``, a problem of :data:`RECOVERABLE_CODES` that no later
-    ``turn/end`` follows is a recoverable tail: the summary covers the events before it and
-    carries the :class:`Tail` (what a loader of the source runtime drops).
+    the first problem. With ``recover``, a problem a loader of the source runtime recovers from
+    (:func:`reference_impl.session_log.recovery.recover`: what a crash can leave) is a
+    recoverable tail: the summary covers the events before it and carries the :class:`Tail`.
     """
     loads = strict_json.loads
     state = _Events(vocabulary)
@@ -276,6 +276,7 @@ def check(
     last: int | None = None
     raw = b"\n"
     number = 0
+    closed: int | None = None  # the line of the last turn/end (a tail's warning names it)
     rows = iter(lines)
     try:
         # The hot loop: the newline stays on the line (JSON whitespace), nothing is copied.
@@ -292,16 +293,19 @@ def check(
                 version = _check_header(value, number)
                 state.header(value, number)
                 continue
-            last, _ = checker(value, number)
+            last, kind = checker(value, number)
+            if kind == "turn/end":
+                closed = number
             if first is None:
                 first = last
             count += 1
     except LogRejected as exc:
-        if not (recover and version is not None and exc.error.code in recovery.RECOVERABLE_CODES):
-            raise
-        end = recovery._scan_tail(exc.error, rows, exc.error.line)
+        if not recover or version is None or exc.error.line <= 1:
+            raise  # the header is never a tail
+        row = raw if exc.error.line == number else None  # None: the byte stream failed
+        tail = recovery.recover(exc, row, rows, state.admissions, closed)
         state.finish(exc.error.line - 1)
-        return LogCheckSummary(version, count, first, last, True, Tail(exc.error, end), end)
+        return LogCheckSummary(version, count, first, last, True, tail, tail.last_line)
     if version is None:
         raise LogRejected(LogError(EMPTY_LOG, 1, "the log is empty: no session header"))
     state.finish(count + 1)
