@@ -181,7 +181,7 @@ def test_the_recover_operation_reports_the_tail() -> None:
     out = ops.recover({"log": text([*log[:-1], b"{torn"]).decode()})
     assert out["tail"] == {"line": len(log), "cause": sl.MALFORMED_JSON, "droppedLines": 1}
     assert out["events"] == len(log) - 2
-    assert ops.recover({"log": text(log).decode()})["tail"] is None
+    assert ops.recover({"log": text(log).decode()})["tail"] is None  # an intact log
 
 
 # --- the dsh-v4 profile: tool-call/result matching, the protected head ----------------------------

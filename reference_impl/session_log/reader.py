@@ -95,6 +95,17 @@ def _json_error(exc: ValueError, text: str, line: int) -> LogRejected:
     return LogRejected(LogError(MALFORMED_JSON, line, f"{what} ({exc})"))
 
 
+def _line_error(raw: bytes, line: int) -> LogRejected:
+    """Why a line the parser refused is refused: not UTF-8 (INVALID_UTF8), else not JSON
+    (MALFORMED_JSON, with the parser's reason). The refusal path only: it decodes again."""
+    text = _decode(raw, line)  # raises INVALID_UTF8
+    try:
+        strict_json.loads(text)
+    except ValueError as exc:
+        return _json_error(exc, text, line)
+    return LogRejected(LogError(MALFORMED_JSON, line, "not valid JSON"))  # pragma: no cover
+
+
 def _decode(raw: bytes, line: int) -> str:
     try:
         return raw.decode("utf-8")
@@ -282,13 +293,10 @@ def check(
         # The hot loop: the newline stays on the line (JSON whitespace), nothing is copied.
         for number, raw in enumerate(rows, start=1):
             try:
-                text = raw.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                raise _utf8_error(exc, number) from None
-            try:
-                value = loads(text)
-            except ValueError as exc:
-                raise _json_error(exc, text, number) from None
+                # the bytes as read: the parser decodes UTF-8 once (no str of the line first)
+                value = loads(raw)
+            except ValueError:
+                raise _line_error(raw, number) from None
             if version is None:
                 version = _check_header(value, number)
                 state.header(value, number)
