@@ -7,7 +7,7 @@
    result, a final answer; the model streams in small deltas) and repeating it with fresh
    turn numbers and seq.
 2. Throughput: plain ``json.loads`` of every line of that file versus the streaming reader
-   (``reference_impl.session_log.format.check``), with the core vocabulary and with the default one
+   (``reference_impl.session_log.reader.check``), with the core vocabulary and with the default one
    ``agent-tck check-log`` uses (extensions included). Best of ``--repeat`` runs. Goal: the
    reader at least 0.5x the speed of plain parsing.
 3. Peak memory: the maximum resident set size of a fresh process running
@@ -34,6 +34,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))  # agent_tck, when the checkout is not installed
 
 from agent_tck.reference_impl.session_log import format as sl  # noqa: E402
+from agent_tck.reference_impl.session_log import reader as log_reader  # noqa: E402
 from agent_tck.reference_impl.session_log import recorder as rec  # noqa: E402
 
 ANSWER = ("The README describes agent-tck, a conformance kit for agent runtimes. It runs "
@@ -177,9 +178,9 @@ def _plain(path: Path) -> None:
             loads(line)
 
 
-def _check(path: Path, vocabulary: sl.Vocabulary) -> sl.LogCheckSummary:
+def _check(path: Path, vocabulary: sl.Vocabulary) -> log_reader.LogCheckSummary:
     with open(path, "rb", buffering=1 << 20) as handle:
-        return sl.check(handle, vocabulary)
+        return log_reader.check(handle, vocabulary)
 
 
 _CHILD_PLAIN = """

@@ -318,6 +318,28 @@ Feature: Chunk-free session persistence
       | {"type":"turn/end","seq":"1","time":1760000000002,"data":{"turn":1,"reason":{"kind":"completed"}}} | INVALID_FIELD |
       | [1, 2, 3]                                                   | INVALID_FIELD  |
 
+  # What a loader keeps of a damaged log: exactly what a crash can leave (the source runtime's
+  # scanner, session-persistence-jsonl/src/format.ts); a failing turn/end is never dropped.
+  @CFP-D012
+  Scenario Outline: A loader recovers a torn tail, never a turn/end or a field error
+    Given the session log text:
+      """
+      {"type":"session","version":4,"id":"s-1","createdAt":1760000000000,"isSeeded":false,"delegationDepth":0}
+      {"type":"turn/start","seq":0,"time":1760000000001,"data":{"turn":1}}
+      {"type":"step/start","seq":1,"time":1760000000002,"data":{"turn":1,"step":1}}
+      <line>
+      """
+    When the implementation recovers the log
+    Then <outcome>
+
+    Examples:
+      | line                                                                                             | outcome                                       |
+      | {"type":"step/end","seq":2,"time":1760000000003,"data":{"tu                                      | a tail of 1 line from line 4 is dropped       |
+      | {"type":"step/end","seq":7,"time":1760000000003,"data":{"turn":1,"step":1}}                      | a tail of 1 line from line 4 is dropped       |
+      | {"type":"turn/end","seq":7,"time":1760000000003,"data":{"turn":1,"reason":{"kind":"completed"}}} | the recovery is refused with SEQ_GAP          |
+      | {"type":"step/end","seq":2,"time":1760000000003,"data":{"turn":1,"step":"1"}}                    | the recovery is refused with INVALID_FIELD    |
+      | {"type":"step/start","seq":1,"time":1760000000003,"data":{"turn":1,"step":1}}                    | the recovery is refused with SEQ_DUPLICATE    |
+
   @CFP-031
   Scenario: A step's answer is one assistant/message, never split across events
     Given the session log text:

@@ -23,6 +23,7 @@ from agent_tck.reference_impl.developer_messages import projection, records, wri
 from agent_tck.reference_impl.serialize import anthropic_messages as serialize_anthropic
 from agent_tck.reference_impl.serialize import model
 from agent_tck.reference_impl.session_log import format as session_log
+from agent_tck.reference_impl.session_log import reader as log_reader
 from agent_tck.reference_impl.session_log.ext_developer_messages import DeveloperAdmission
 
 OPERATIONS = reference_operations()
@@ -153,10 +154,10 @@ def _bytes(lines: list[dict[str, Any]]) -> list[bytes]:
 def test_check_log_uses_developer_admission_and_names_line_and_seq():
     vocabulary = session_log.default_vocabulary()
     good = [*base_log(schema("search")), developer(4, ADD, header=3)]
-    assert session_log.check(_bytes(good), vocabulary).events == 4
+    assert log_reader.check(_bytes(good), vocabulary).events == 4
     bad = [*base_log(schema("search")), developer(4, ADD, header=5)]
     with pytest.raises(session_log.LogRejected) as caught:
-        session_log.check(_bytes(bad), vocabulary)
+        log_reader.check(_bytes(bad), vocabulary)
     assert (caught.value.error.code, caught.value.error.line, caught.value.error.seq) == (
         "DM_HEADER_SEQ_FORWARD", 5, 4)
     assert "DM-003" in caught.value.error.message
@@ -186,7 +187,7 @@ def test_check_log_agrees_with_admission_on_every_vector_log(case):
     (MISSING_FIELD / INVALID_FIELD) catches the same fault first."""
     expectation = case.expect[0]
     try:
-        session_log.check(_bytes(case.input["log"]), session_log.default_vocabulary())
+        log_reader.check(_bytes(case.input["log"]), session_log.default_vocabulary())
         got = None
     except session_log.LogRejected as rejected:
         got = rejected.error.code

@@ -19,6 +19,7 @@ from agent_tck.harness.commands.check_log import bounded_lines, check_file, read
 from agent_tck.reference_impl.session_log import dsh_v4
 from agent_tck.reference_impl.session_log import format as sl
 from agent_tck.reference_impl.session_log import profile_dsh as dsh
+from agent_tck.reference_impl.session_log import reader as log_reader
 from agent_tck.reference_impl.session_log import recorder as rec
 from tests import dsh_v4_logs as logs
 
@@ -26,8 +27,8 @@ DEFAULT = sl.default_vocabulary()
 STRICT = dsh.vocabulary(DEFAULT)
 
 
-def verdict(data: bytes, vocabulary: sl.Vocabulary = DEFAULT) -> sl.LogCheckSummary:
-    return sl.check(sl.split_lines(data), vocabulary)
+def verdict(data: bytes, vocabulary: sl.Vocabulary = DEFAULT) -> log_reader.LogCheckSummary:
+    return log_reader.check(sl.split_lines(data), vocabulary)
 
 
 def rejected(data: bytes, vocabulary: sl.Vocabulary = DEFAULT) -> sl.LogError:
@@ -259,7 +260,7 @@ def test_hostile_lines_are_rejected_with_a_code_never_a_traceback(case: str) -> 
     # the bad line sits before turn/end: corruption, an error even with tail recovery
     data = _line(HOSTILE[case])
     with pytest.raises(sl.LogRejected) as info:
-        sl.check(sl.split_lines(data), DEFAULT, recover=True)
+        log_reader.check(sl.split_lines(data), DEFAULT, recover=True)
     error = info.value.error
     assert error.code in (sl.MALFORMED_JSON, sl.INVALID_FIELD) and error.line == 4
 
@@ -349,7 +350,7 @@ def test_not_recoverable_problems_stay_errors_at_the_tail() -> None:
     w = logs.one_turn()
     w.add("assistant/chunk", {"turn": 1, "step": 2, "chunk": {}})
     with pytest.raises(sl.LogRejected) as info:
-        sl.check(sl.split_lines(w.bytes()), DEFAULT, recover=True)
+        log_reader.check(sl.split_lines(w.bytes()), DEFAULT, recover=True)
     assert info.value.error.code == sl.CHUNK_PERSISTED
 
 
@@ -433,7 +434,7 @@ def test_any_single_line_corruption_is_rejected_or_a_recoverable_tail(
     if bad == lines:
         return
     try:
-        summary = sl.check(bad, STRICT, recover=True)
+        summary = log_reader.check(bad, STRICT, recover=True)
     except sl.LogRejected as exc:
         assert exc.error.code and exc.error.line >= 1
         return
@@ -452,7 +453,7 @@ def test_load_shows_a_v4_attempts_partial_output_from_its_stream() -> None:
     w.events.insert(10, {"type": "assistant/attempt", "seq": 0, "time": 0,
                          "data": {"turn": 1, "step": 2, "stream": stream}})
     _renumber(w)
-    log = sl.read(sl.split_lines(w.bytes()), STRICT)
+    log = log_reader.read(sl.split_lines(w.bytes()), STRICT)
     entries = [e for e in views.transcript(log) if e["role"] == "assistant"]
     assert {"role": "assistant", "status": "failed",
             "content": [{"type": "text", "text": "It is a project"}]} in entries

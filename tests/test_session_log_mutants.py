@@ -13,6 +13,7 @@ from agent_tck.harness.contract.vectors import load_file
 from agent_tck.harness.run.evaluate import failures
 from agent_tck.harness.run.targets import InProcessTarget
 from agent_tck.reference_impl.session_log import format as sl
+from agent_tck.reference_impl.session_log import reader as log_reader
 from agent_tck.reference_impl.session_log import recorder as rec
 from agent_tck.reference_impl.session_log import views
 
@@ -59,7 +60,7 @@ def _with_holes(original: Callable[..., rec.Recording]) -> Callable[..., rec.Rec
     return record
 
 
-_ORIGINAL_HEADER = sl._check_header
+_ORIGINAL_HEADER = log_reader._check_header
 _ORIGINAL_RECORD = rec._record
 _ORIGINAL_PARSE = rec.parse_fixture
 
@@ -127,11 +128,11 @@ MUTANTS: dict[str, tuple[str, Callable[[pytest.MonkeyPatch], None]]] = {
         rec, "record", _with_chunks(rec.record))),
     "recorder leaves chunk holes": ("CFP-009", lambda mp: mp.setattr(
         rec, "record", _with_holes(rec.record))),
-    "reader admits chunks": ("CFP-002", lambda mp: mp.setattr(sl, "CHUNK_TYPE", "-")),
+    "reader admits chunks": ("CFP-002", lambda mp: mp.setattr(log_reader, "CHUNK_TYPE", "-")),
     "reader admits older versions": ("CFP-014", lambda mp: mp.setattr(
-        sl, "_check_header", _lenient_header)),
+        log_reader, "_check_header", _lenient_header)),
     "reader admits newer versions": ("CFP-015", lambda mp: mp.setattr(
-        sl, "_check_header", _lenient_header)),
+        log_reader, "_check_header", _lenient_header)),
     "failed partial output dropped": ("CFP-017", lambda mp: mp.setattr(
         rec, "RECORD_FOR", {**rec.RECORD_FOR, ("error", True): None})),
     "aborted partial output dropped": ("CFP-018", lambda mp: mp.setattr(

@@ -10,6 +10,7 @@ import pytest
 
 from agent_tck.reference_impl.errors import TckError
 from agent_tck.reference_impl.session_log import format as sl
+from agent_tck.reference_impl.session_log import reader as log_reader
 from agent_tck.reference_impl.session_log import recorder as rec
 from agent_tck.reference_impl.session_log import views
 
@@ -177,7 +178,7 @@ def test_the_recorder_never_mutates_its_fixture() -> None:
 def test_recorded_text_is_a_valid_log_starting_at_first_seq() -> None:
     text_log = rec.record_text(fixture(ev("turn/start", {"turn": 1}), model(text("a"), finish()),
                                        firstSeq=40))
-    summary = sl.check(sl.split_lines(text_log.encode()))
+    summary = log_reader.check(sl.split_lines(text_log.encode()))
     assert (summary.first_seq, summary.last_seq) == (40, 41)
 
 
@@ -227,7 +228,7 @@ def test_resume_never_reads_attempts_or_embedded_streams() -> None:
 
 
 def test_view_marks_non_contiguous_logs_and_shows_chunks() -> None:
-    log = sl.read(sl.split_lines(
+    log = log_reader.read(sl.split_lines(
         b'{"type":"session","version":4,"id":"s","createdAt":1}\n'
         b'{"type":"turn/start","seq":1,"time":1,"data":{"turn":1}}\n'
         b'{"type":"turn/end","seq":2,"time":1,"data":{"turn":1,"reason":{"kind":"x"}}}\n'))

@@ -17,6 +17,7 @@ import pytest
 
 from agent_tck.reference_impl.session_log import format as sl
 from agent_tck.reference_impl.session_log import profile_dsh as dsh
+from agent_tck.reference_impl.session_log import reader as log_reader
 from agent_tck.reference_impl.session_log import recorder as rec
 
 VECTORS = Path(__file__).resolve().parent.parent / "vectors"
@@ -56,18 +57,39 @@ def _error_codes(case: dict[str, Any]) -> set[str]:
             for kind in expected.get("alternatives", [expected]) if "error" in kind}
 
 
-def _verdict(data: bytes, vocabulary: sl.Vocabulary) -> sl.LogError | None:
+def _recovering(case: dict[str, Any]) -> bool:
+    """Only session.recover expects the error: the log is judged as a loader reads it."""
+    return all(op == "session.recover" for op, e in case["expect"].items() if "error" in e)
+
+
+def _verdict(data: bytes, vocabulary: sl.Vocabulary, *,
+             recover: bool = False) -> sl.LogError | None:
     try:
-        sl.check(sl.split_lines(data), vocabulary)
+        log_reader.check(sl.split_lines(data), vocabulary, recover=recover)
     except sl.LogRejected as exc:
         return exc.error
     return None
 
 
+#: Logs of an aborted stream whose interrupted assistant message advertises a tool call that no
+#: tool/result answers. The source runtime answers such a call with its TOOL_NOT_STARTED repair
+#: result before the step ends (relationships.ts ``closeTools``, ``notStartedRepair``), so its
+#: reader refuses these (DSH_TOOL); the vectors keep them, because what they pin (CFP-D009: resume
+#: drops the unanswered call; load shows the partial output) is about exactly such a log, which
+#: the note allows. The list is exact: each must be refused by the profile with DSH_TOOL.
+UNANSWERED_INTERRUPTED_CALL = frozenset({
+    "chunk-free-persistence/load.json::cfp-load-shows-aborted-partial",
+    "chunk-free-persistence/resume.json::cfp-resume-after-abort",
+    "chunk-free-persistence/resume.json::cfp-resume-drops-emptied-assistant",
+    "cfp-record-aborted-partial",
+})
+
 CASES = list(_cases())
 ACCEPTED = [(name, data) for name, case, data in CASES
-            if not _error_codes(case) and _verdict(data, DEFAULT) is None]
-REJECTED = [(name, _error_codes(case), data) for name, case, data in CASES if _error_codes(case)]
+            if not _error_codes(case) and _verdict(data, DEFAULT) is None
+            and name not in UNANSWERED_INTERRUPTED_CALL]
+REJECTED = [(name, _error_codes(case), data, _recovering(case)) for name, case, data in CASES
+            if _error_codes(case)]
 
 
 def test_the_vectors_hold_both_kinds_of_log() -> None:
@@ -85,22 +107,37 @@ def test_every_accepted_vector_log_passes_the_dsh_v4_profile(name: str, data: by
     assert error is None, f"{name}: line {error.line}: {error.code}: {error.message}"
 
 
-@pytest.mark.parametrize(("name", "codes", "data"), REJECTED, ids=[n for n, _, _ in REJECTED])
+def test_the_unanswered_interrupted_calls_are_the_profile_s_only_tool_refusals() -> None:
+    logs = {name: data for name, _, data in CASES}
+    for name, fixture in _fixtures():
+        logs[name] = rec.record_text(fixture).encode("utf-8")
+    for name in sorted(UNANSWERED_INTERRUPTED_CALL):
+        error = _verdict(logs[name], STRICT)
+        assert error is not None and error.code == dsh.DSH_TOOL, (name, error)
+
+
+@pytest.mark.parametrize(("name", "codes", "data", "recover"), REJECTED,
+                         ids=[n for n, _, _, _ in REJECTED])
 def test_every_rejected_vector_log_is_rejected_for_its_code_by_default(
-        name: str, codes: set[str], data: bytes) -> None:
-    error = _verdict(data, DEFAULT)
+        name: str, codes: set[str], data: bytes, recover: bool) -> None:
+    error = _verdict(data, DEFAULT, recover=recover)
     assert error is not None, f"{name} is accepted by the default reader"
     # an input that fits several codes' definitions accepts each (issue 21 C)
     assert error.code in codes, f"{name}: {error.code} ({error.message}), expected {codes}"
 
 
-def _fixtures() -> list[tuple[str, dict[str, Any]]]:
+def _fixtures(*, all_of_them: bool = True) -> list[tuple[str, dict[str, Any]]]:
     doc = json.loads((VECTORS / "chunk-free-persistence" / "record.json").read_text("utf-8"))
     return [(case["id"], case["input"]) for case in doc["cases"]
-            if case["input"].get("firstSeq", 0) == 0]
+            if case["input"].get("firstSeq", 0) == 0
+            and (all_of_them or case["id"] not in UNANSWERED_INTERRUPTED_CALL)]
 
 
-@pytest.mark.parametrize(("name", "fixture"), _fixtures(), ids=[n for n, _ in _fixtures()])
+PROFILED_FIXTURES = _fixtures(all_of_them=False)
+
+
+@pytest.mark.parametrize(("name", "fixture"), PROFILED_FIXTURES,
+                         ids=[n for n, _ in PROFILED_FIXTURES])
 def test_every_recorded_vector_fixture_writes_a_dsh_v4_log(name: str,
                                                           fixture: dict[str, Any]) -> None:
     # The recorder writes the canonical v4 shape; a fixture numbering from 0 (the default)

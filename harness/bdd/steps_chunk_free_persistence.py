@@ -303,6 +303,11 @@ def checks(cfp_scenario: LogScenario, tck_target: Any) -> None:
     _call(cfp_scenario, tck_target, "check", "session.check-log", {"log": _log_text(cfp_scenario)})
 
 
+@when("the implementation recovers the log")
+def recovers(cfp_scenario: LogScenario, tck_target: Any) -> None:
+    _call(cfp_scenario, tck_target, "recover", "session.recover", {"log": _log_text(cfp_scenario)})
+
+
 @when("the implementation reads the log and writes it back")
 def round_trips(cfp_scenario: LogScenario, tck_target: Any) -> None:
     _call(cfp_scenario, tck_target, "roundtrip", "session.roundtrip",
@@ -435,6 +440,21 @@ def log_accepted(cfp_scenario: LogScenario, count: str) -> None:
     output = _output(cfp_scenario, "check")
     assert output.get("valid") is True and output.get("events") == int(count), (
         f"expected a valid log of {count} events, got {output}")
+
+
+@then(parsers.re(r"a tail of (?P<count>[0-9]+) lines? from line (?P<line>[0-9]+) is dropped"))
+def tail_dropped(cfp_scenario: LogScenario, count: str, line: str) -> None:
+    tail = _output(cfp_scenario, "recover").get("tail")
+    assert isinstance(tail, dict) and tail.get("line") == int(line) \
+        and tail.get("droppedLines") == int(count), (
+            f"expected a tail of {count} line(s) from line {line}, got {tail!r}")
+
+
+@then(parsers.re(r"the recovery is refused with (?P<code>[A-Z_]+)"))
+def recovery_refused(cfp_scenario: LogScenario, code: str) -> None:
+    result = cfp_scenario.results.get("recover")
+    assert isinstance(result, Rejected) and result.code == code, (
+        f"expected a rejection {code}, got {_describe(result)}")
 
 
 @then("the written log is the same text")

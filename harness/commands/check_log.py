@@ -1,7 +1,7 @@
 """``agent-tck check-log FILE...``: validate chunk-free session logs (chunk-free-persistence).
 
 Each file is read once, as a stream, in bounded chunks, by
-:func:`reference_impl.session_log.format.check`; memory stays flat however long the log, and
+:func:`reference_impl.session_log.reader.check`; memory stays flat however long the log, and
 no line may exceed ``--max-line-bytes`` (an endless stream such as ``/dev/zero`` ends with
 LINE_TOO_LONG, not with the machine's memory). A file may be plain JSONL or zstd-framed (the
 source runtime's default ``.jsonl.zstd``: concatenated frames; recognised by the frame magic,
@@ -185,6 +185,7 @@ def check_file(path: str, stdin: BinaryIO | None = None, *, profile: str = "defa
     Never raises: an unreadable file or an internal fault is this file's error value.
     """
     from agent_tck.reference_impl.session_log import format as sl
+    from agent_tck.reference_impl.session_log import reader as log_reader
 
     vocabulary = sl.default_vocabulary()
     if profile == "dsh-v4":
@@ -194,10 +195,10 @@ def check_file(path: str, stdin: BinaryIO | None = None, *, profile: str = "defa
     try:
         if path == "-":
             blocks = read_blocks(stdin or sys.stdin.buffer)
-            summary = sl.check(bounded_lines(blocks, max_line), vocabulary, recover=True)
+            summary = log_reader.check(bounded_lines(blocks, max_line), vocabulary, recover=True)
         else:
             with open(path, "rb", buffering=CHUNK_BYTES) as handle:
-                summary = sl.check(bounded_lines(read_blocks(handle), max_line), vocabulary,
+                summary = log_reader.check(bounded_lines(read_blocks(handle), max_line), vocabulary,
                                    recover=True)
     except sl.LogRejected as exc:
         return {"path": path, "valid": False, "error": exc.error.to_json()}

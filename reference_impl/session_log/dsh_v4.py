@@ -17,6 +17,10 @@ VALIDATION: Final = "packages/session/session-format-v3-to-v4/src/validation.ts"
 RETIRED_SYNTAX_SOURCE: Final = "packages/session/session-format-v3-to-v4/src/retired-syntax.ts"
 JSONL_FORMAT: Final = "packages/session/session-persistence-jsonl/src/format.ts"
 V2_CODEC: Final = "packages/session/session-format-v1-to-v2/src/codec.ts"
+V4_CODEC: Final = "packages/session/session-format-v3-to-v4/src/codec.ts"
+TOOL_ROLE: Final = "packages/session/session-format-v3-to-v4/src/tool-role.ts"
+SYSTEM_MESSAGE: Final = "packages/session/session-format-v3-to-v4/src/system-message.ts"
+MESSAGE_SOURCES: Final = "packages/session/session-format-v3-to-v4/src/message-sources.ts"
 
 #: The event vocabulary the source runtime's reader understands (known-event-types.ts, 60 types).
 #: A type outside it is read only when marked ignorable (CFP-D004).

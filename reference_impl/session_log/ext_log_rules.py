@@ -84,5 +84,10 @@ class NoteRules(Admission):
             self.answered.add(key)
         return None
 
+    def admit_row(self, event: Mapping[str, Any]) -> Problem | None:
+        # CFP-D011 on the rows a tail drops too: the source runtime refuses retired syntax before
+        # any recovery (retired-syntax.ts, run by format.ts SessionLogScanner on every row).
+        return retired_syntax(event["type"], event["data"])
+
 
 ADMISSIONS = (NoteRules,)

@@ -14,6 +14,7 @@ from typing import Any
 
 from agent_tck.reference_impl.errors import TckError
 from agent_tck.reference_impl.session_log import format as sl
+from agent_tck.reference_impl.session_log import reader as log_reader
 from agent_tck.reference_impl.session_log import recorder as rec
 from agent_tck.reference_impl.session_log import views
 
@@ -42,7 +43,7 @@ def _rejected(exc: sl.LogRejected, pointer: str) -> TckError:
 def _read(payload: Any) -> sl.Log:
     lines, pointer = _log_lines(payload)
     try:
-        return sl.read(lines, sl.default_vocabulary())
+        return log_reader.read(lines, sl.default_vocabulary())
     except sl.LogRejected as exc:
         raise _rejected(exc, pointer) from None
 
@@ -50,9 +51,20 @@ def _read(payload: Any) -> sl.Log:
 def check_log(payload: Any) -> dict[str, Any]:
     lines, pointer = _log_lines(payload)
     try:
-        return sl.check(lines, sl.default_vocabulary()).to_json()
+        return log_reader.check(lines, sl.default_vocabulary()).to_json()
     except sl.LogRejected as exc:
         raise _rejected(exc, pointer) from None
+
+
+def recover(payload: Any) -> dict[str, Any]:
+    """What a loader keeps of a damaged log (``check-log``'s reading, CFP-D012): the summary of
+    the kept events and the tail it drops (``null`` when none), or the refusal."""
+    lines, pointer = _log_lines(payload)
+    try:
+        summary = log_reader.check(lines, sl.default_vocabulary(), recover=True)
+    except sl.LogRejected as exc:
+        raise _rejected(exc, pointer) from None
+    return {**summary.to_json(), "tail": summary.tail.brief() if summary.tail else None}
 
 
 def read_log(payload: Any) -> dict[str, Any]:
@@ -129,6 +141,7 @@ def record_load(payload: Any) -> dict[str, Any]:
 
 OPERATIONS = {
     "session.check-log": check_log,
+    "session.recover": recover,
     "session.read": read_log,
     "session.roundtrip": roundtrip,
     "session.load": load,

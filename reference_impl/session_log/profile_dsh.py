@@ -19,7 +19,15 @@ the fact's file in zsagi1368/deepseek-harness-zDSH (constants in
 * DSH_LIFECYCLE: turn and step numbering and open owners (relationships.ts ``accept``);
 * DSH_DEFER_LOADING: a tool schema's ``deferLoading`` is exactly true (README "Developer changes");
 * DSH_SEED: ``isSeeded`` agrees with a ``session/end-seed {inherited: true}`` marker
-  (validation.ts ``restoreReleasedV4Artifact``).
+  (validation.ts ``restoreReleasedV4Artifact``);
+* DSH_TOOL: every tool call an assistant/message advertises is started by one matching
+  tool/call and answered by one appended tool/result before its step ends, or by the exact
+  TOOL_NOT_STARTED repair (relationships.ts ``Relationships.tool``, ``closeTools``,
+  ``notStartedRepair``);
+* DSH_COMPACTION: a compaction/prune or compaction/summary names an exact span of the current
+  surface and never the protected system head (relationships.ts ``span``).
+
+On a damaged log, :meth:`DshV4.admit_row` is the runtime's row admission on the rows a tail drops.
 """
 
 from __future__ import annotations
@@ -42,14 +50,18 @@ DSH_MESSAGE: Final = "DSH_MESSAGE"
 DSH_LIFECYCLE: Final = "DSH_LIFECYCLE"
 DSH_DEFER_LOADING: Final = "DSH_DEFER_LOADING"
 DSH_SEED: Final = "DSH_SEED"
+DSH_TOOL: Final = "DSH_TOOL"
+DSH_COMPACTION: Final = "DSH_COMPACTION"
 
 ERROR_CODES: Final = (DSH_HEADER, DSH_ENVELOPE, DSH_SEQ_ORIGIN, DSH_SURFACE, DSH_MESSAGE,
-                      DSH_LIFECYCLE, DSH_DEFER_LOADING, DSH_SEED)
+                      DSH_LIFECYCLE, DSH_DEFER_LOADING, DSH_SEED, DSH_TOOL, DSH_COMPACTION)
 
 _ENVELOPE_KEYS: Final = frozenset(f.ENVELOPE_REQUIRED + f.ENVELOPE_OPTIONAL)
 _HEADER_KEYS: Final = frozenset(f.HEADER_REQUIRED + f.HEADER_OPTIONAL)
 _ABSOLUTE: Final = re.compile(r"^(/|[A-Za-z]:[\\/]|\\\\)")
 _OPEN_STEP_TYPES: Final = f.STEP_EVENT_TYPES | {"assistant/message", "tool/call"}
+#: the event types whose data.message message-sources.ts inspects for a retired source
+_MESSAGE_SLOT_TYPES: Final = frozenset({"system/message", "assistant/message", "tool/result"})
 
 
 def _count(value: Any) -> bool:
@@ -118,6 +130,89 @@ def check_message(kind: str, data: Mapping[str, Any]) -> Problem | None:
     return None
 
 
+class _Tools:
+    """relationships.ts ``Relationships.tool`` and ``closeTools``: each tool call an
+    assistant/message advertises is started by one matching tool/call and resolved by one
+    appended tool/result before its step ends (a result for a call never started is the exact
+    TOOL_NOT_STARTED repair, ``notStartedRepair``). State: the open turn's pending calls."""
+
+    def __init__(self) -> None:
+        self.pending: dict[str, list[Any]] = {}  # call id -> [name, arguments, started]
+
+    def accept(self, kind: str, event: Mapping[str, Any],
+               data: Mapping[str, Any]) -> Problem | None:
+        src = f.RELATIONSHIPS
+        if kind == "turn/start":
+            self.pending.clear()
+        elif kind in ("step/end", "turn/end") and self.pending:
+            return _say(DSH_TOOL, src, f"{kind} leaves unresolved tool call "
+                        f"{next(iter(self.pending))!r} (no tool/result answers it)")
+        elif kind == "assistant/message":
+            return self.advertise(data)
+        elif kind == "tool/call":
+            call = self.pending.get(data.get("callId"))  # type: ignore[arg-type]
+            if call is None:
+                return _say(DSH_TOOL, src, f"tool/call {data.get('callId')!r} has no tool call "
+                            "advertised by an assistant/message of the open turn")
+            if call[2] or call[0] != data.get("name") or call[1] != data.get("arguments"):
+                return _say(DSH_TOOL, src, f"tool/call {data.get('callId')!r} does not match "
+                            "one advertised tool call (name, arguments, started once)")
+            call[2] = True
+        elif kind == "tool/result" and event.get("surfaceOp") == "append":
+            return self.resolve(event, data)
+        return None
+
+    def advertise(self, data: Mapping[str, Any]) -> Problem | None:
+        message = data.get("message")
+        content = message.get("content") if type(message) is dict else None
+        for block in content if type(content) is list else ():
+            if type(block) is not dict or block.get("type") != "tool-call":
+                continue
+            ident: Any = block.get("id")
+            if not _text(ident):
+                return _say(DSH_TOOL, f.RELATIONSHIPS, "a tool-call block needs a non-empty id")
+            if ident in self.pending:
+                return _say(DSH_TOOL, f.RELATIONSHIPS, f"assistant/message repeats advertised "
+                            f"tool call {ident!r}")
+            self.pending[ident] = [block.get("name"), block.get("arguments"), False]
+        return None
+
+    def resolve(self, event: Mapping[str, Any], data: Mapping[str, Any]) -> Problem | None:
+        message = data.get("message")
+        ident: Any = message.get("toolCallId") if type(message) is dict else None
+        call = self.pending.get(ident) if _text(ident) else None
+        if call is None:
+            return _say(DSH_TOOL, f.RELATIONSHIPS, f"tool/result {ident!r} answers no tool call "
+                        "advertised in the open turn, or one already answered")
+        if not call[2] and not _not_started_repair(event, data, ident):
+            return _say(DSH_TOOL, f.RELATIONSHIPS, f"tool/result {ident!r} answers a call no "
+                        "tool/call started, and is not the exact TOOL_NOT_STARTED repair")
+        del self.pending[ident]
+        return None
+
+
+#: relationships.ts ``notStartedRepair``: the text of an interrupted call's repair result.
+_NOT_STARTED_TEXT: Final = ("The tool call was interrupted before the Harness recorded it as "
+                            "started. Retry it if it is still needed.")
+_COMPACTION_SPAN_TYPES: Final = frozenset({"compaction/prune", "compaction/summary"})
+
+
+def _not_started_repair(event: Mapping[str, Any], data: Mapping[str, Any], ident: str) -> bool:
+    error, message = data.get("error"), data["message"]
+    if (type(error) is not dict or error.get("name") != "ToolNotStartedError"
+            or error.get("code") != "TOOL_NOT_STARTED" or message.get("isError") is not True
+            or "sourceEventSeqs" in event or not _text(message.get("id"))):
+        return False
+    if message["id"].startswith(f"forked-tool-result-{ident}-"):
+        return True
+    suffix = message["id"].removeprefix(f"interrupted-tool-result-{ident}-")
+    content = message.get("content")
+    return (suffix != message["id"] and re.fullmatch(r"0|[1-9][0-9]*", suffix) is not None
+            and int(suffix) <= SAFE_INTEGER and type(content) is list and len(content) == 1
+            and type(content[0]) is dict and content[0].get("type") == "text"
+            and content[0].get("text") == _NOT_STARTED_TEXT)
+
+
 class DshV4(Admission):
     """The profile's per-log state: seq origin, surface, turn/step owners, seed marker."""
 
@@ -130,6 +225,7 @@ class DshV4(Admission):
         self.step: int | None = None
         self.next_turn = 1
         self.next_step = 1
+        self.tools = _Tools()
 
     def header(self, value: Mapping[str, Any], line: int) -> Problem | None:
         self.seeded = value.get("isSeeded") is True
@@ -144,6 +240,27 @@ class DshV4(Admission):
                         "session/end-seed marker")
         return None
 
+    def admit_row(self, event: Mapping[str, Any]) -> Problem | None:
+        """Row admission on a row a tail drops (format.ts SessionLogScanner runs it on every
+        parsed row): a tool-role result's id and tool source (tool-role.ts
+        ``assertV4ToolResultMessage``), a system message's id (system-message.ts
+        ``assertV4SystemMessageFields``), no retired ``plugin`` source (message-sources.ts
+        ``assertV4SourceRowAdmission``)."""
+        kind, data = event["type"], event["data"]
+        if kind == "tool/result":
+            return check_message(kind, data)
+        message = data.get("message")
+        if kind == "system/message" and type(message) is dict and not _text(message.get("id")):
+            return _say(DSH_MESSAGE, f.SYSTEM_MESSAGE, "system message needs a non-empty id")
+        messages = ([data] if kind == "user/message" else [message] if kind in _MESSAGE_SLOT_TYPES
+                    else data.get(f.RETIRED_MESSAGES_AT.get(kind, ""), ()))
+        for item in messages if type(messages) is list else ():
+            if type(item) is dict and type(item.get("source")) is dict \
+                    and item["source"].get("kind") == "plugin":
+                return _say(DSH_MESSAGE, f.MESSAGE_SOURCES, f"{kind}: the retired 'plugin' "
+                            "source kind")
+        return None
+
     def admit(self, event: Mapping[str, Any], line: int) -> Problem | None:
         kind = event["type"]
         seq = event["seq"]
@@ -155,7 +272,31 @@ class DshV4(Admission):
         if kind == f.END_SEED and data.get("inherited") is True:
             self.inherited_marker = True  # numbering goes on: the child re-stores the prefix
         return (self.placement(kind, event, data, seq) or self.lifecycle(kind, event, data)
+                or self.tools.accept(kind, event, data) or self.compaction(kind, data, seq)
                 or self.defer_loading(kind, data))
+
+    def compaction(self, kind: str, data: Mapping[str, Any], seq: int) -> Problem | None:
+        """relationships.ts ``span``: a compaction/prune or compaction/summary whose data holds a
+        ``shadowedRange`` object and a ``shadowedSeqs`` array names an exact span of the current
+        surface with them, and never the protected system head."""
+        if kind not in _COMPACTION_SPAN_TYPES:
+            return None
+        src = f.RELATIONSHIPS
+        bounds = data.get("shadowedRange")
+        seqs = data.get("shadowedSeqs")
+        if type(bounds) is not dict or type(seqs) is not list:
+            return None  # the span's shape is the event data's, which this profile keeps opaque
+        start: Any = bounds.get("start")
+        end: Any = bounds.get("end")
+        found = self.surface.span(start, end) if _count(start) and _count(end) \
+            and start < seq and end < seq else None
+        if found is None or self.surface.nodes[found[0]:found[1] + 1] != seqs:
+            return _say(DSH_COMPACTION, src, f"{kind} shadowedSeqs do not name an exact span "
+                        "of the current surface")
+        if self.surface.protected is not None and self.surface.protected in seqs:
+            return _say(DSH_COMPACTION, src, f"{kind}: a compaction never shadows the "
+                        f"protected system head (seq {self.surface.protected})")
+        return None
 
     def envelope(self, event: Mapping[str, Any], seq: Any) -> Problem | None:
         src = f.V4_README

@@ -32,6 +32,7 @@ from typing import Any, Final
 
 from agent_tck.reference_impl.errors import TckError
 from agent_tck.reference_impl.session_log import format as sl
+from agent_tck.reference_impl.session_log import reader as log_reader
 from agent_tck.reference_impl.session_log.dsh_v4 import SURFACE_TYPES
 
 FIXTURE_KIND: Final = "agent-tck/replay-fixture"
@@ -226,7 +227,7 @@ def parse_fixture(raw: Any) -> Fixture:
             raise _invalid(f"session.{key} is set by the recorder", f"/session/{key}")
     header = {"type": sl.HEADER_TYPE, "version": sl.FORMAT_VERSION, **session}
     try:
-        sl._check_header(header, 1)
+        log_reader._check_header(header, 1)
     except sl.LogRejected as exc:
         raise _invalid(f"session: {exc.error.message}", "/session") from None
     first_seq = raw.get("firstSeq", 0)  # v4: seq is the row index, from 0 (validation.ts)
