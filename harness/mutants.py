@@ -233,6 +233,11 @@ def _job(index: int, mutant: Mutant, root: Path) -> dict[str, Any]:
 Progress = Callable[[int, int], None]
 
 
+def at_a_tenth(done: int, total: int) -> bool:
+    """Whether ``done`` of ``total`` crosses a tenth (or is the last): when to say how far."""
+    return done == total or done * 10 // total != (done - 1) * 10 // total
+
+
 def run_mutants(mutants: Sequence[Mutant], *, jobs: int = 2, root: Path = ROOT,
                 progress: Progress | None = None) -> list[Outcome]:
     """Run each mutant through the vectors and say which rules caught it.

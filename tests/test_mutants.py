@@ -23,6 +23,7 @@ from agent_tck.harness.mutants import (
     Mutant,
     _isolated,
     apply,
+    at_a_tenth,
     load_mutants,
     run_mutants,
     score,
@@ -40,8 +41,7 @@ def outcomes(request: pytest.FixtureRequest):
     capture = request.config.pluginmanager.get_plugin("capturemanager")
 
     def progress(done: int, total: int) -> None:
-        if reporter is not None and capture is not None and (
-                done == total or done * 10 // total != (done - 1) * 10 // total):
+        if reporter is not None and capture is not None and at_a_tenth(done, total):
             with capture.global_and_fixture_disabled():
                 reporter.write_line(f"mutation run: {done}/{total} seeded faults run")
 
