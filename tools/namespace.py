@@ -28,9 +28,9 @@ Docstrings and comments of Python files keep naming modules by folder
 Not found by any pattern, so checked by a person after a merge: code that spells a package
 name without a dot (``"reference_impl"``, ``startswith("harness.")``, a ``PACKAGES`` tuple) or
 walks a package by path; ``git grep -nE '"(harness|reference_impl)\.?"' -- '*.py'`` lists it.
-The mutants worker swaps the mutated copy in through ``agent_tck.__path__``; module discovery
-uses ``__package__`` or a package's ``__name__``. Then ``ruff check .`` (a rewritten code line
-is 10 characters longer) and the tests.
+The mutants worker names modules ``agent_tck.<package>...`` (``harness.mutants.module_name``);
+module discovery uses ``__package__`` or a package's ``__name__``. Then ``ruff check .`` (a
+rewritten code line is 10 characters longer) and the tests.
 """
 
 from __future__ import annotations
