@@ -24,6 +24,7 @@ rules whose accepted outcomes it exercises.
 from __future__ import annotations
 
 import ast
+import functools
 import gc
 import importlib.abc
 import importlib.machinery
@@ -506,8 +507,8 @@ def _serve(root: str) -> None:
     dependents = _Dependents(Path(root))
     gc.freeze()  # the forked children share these pages instead of copying them
     for line in sys.stdin:
-        job = json.loads(line)
-        result = _isolated(lambda job=job: _run_fault(job, cases, finder, dependents),
+        job: dict[str, Any] = json.loads(line)
+        result = _isolated(functools.partial(_run_fault, job, cases, finder, dependents),
                            FAULT_TIMEOUT)
         answers.write(json.dumps({"index": job["index"], **result}) + "\n")
         answers.flush()
