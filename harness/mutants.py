@@ -414,7 +414,9 @@ def _run_fault(job: dict[str, Any], cases: Sequence[Any], finder: _Finder,
     every case for an accepted variant (it must fail none; the whole kit is imported afresh),
     else the cases citing a rule the fault names (no other case can kill it or move one of its
     citations; only the modules depending on the mutated one are imported afresh)."""
-    fresh = (_ours if job["survives"] else dependents.of(job["module"]).__contains__)
+    # without fork the previous fault ran in this process: everything is imported afresh
+    whole = job["survives"] or not hasattr(os, "fork")
+    fresh = _ours if whole else dependents.of(job["module"]).__contains__
     _forget([m for m in sys.modules if fresh(m)])
     finder.mutated = (job["module"], job["source"])
     try:
