@@ -10,18 +10,22 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import itertools
 import json
 import math
 import os
 import pkgutil
+import re
+import shlex
 import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
 from agent_tck.harness import __version__
 from agent_tck.harness.common.errors import HarnessError
+from agent_tck.harness.common.options import ListOption, pick_all, suggest
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
 EXIT_BROKEN_PIPE = 128 + 13  # what a shell reports for a process ended by SIGPIPE
@@ -30,8 +34,44 @@ EXIT_BROKEN_PIPE = 128 + 13  # what a shell reports for a process ended by SIGPI
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:  # usage errors exit 2 with a hint
         self.print_usage(sys.stderr)
-        sys.stderr.write(f"{self.prog}: error: {message}\n")
+        sys.stderr.write(f"{self.prog}: error: {message}{_choice_hint(message)}\n")
         raise SystemExit(EXIT_USAGE)
+
+
+def _choice_hint(message: str) -> str:
+    """"did you mean" for argparse's ``invalid choice: 'x' (choose from 'a', 'b')``."""
+    found = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)", message)
+    if not found:
+        return ""
+    return suggest(found[1], re.findall(r"'([^']*)'", found[2]))
+
+
+def _unrecognized(parser: argparse.ArgumentParser, args: argparse.Namespace,
+                  argv: Sequence[str], extra: Sequence[str]) -> NoReturn:
+    """Arguments the subcommand does not take: its own usage, "did you mean" for a mistyped
+    flag, and the quoting hint when an unquoted ``--impl node x.js`` left words over."""
+    sub = _subparser(parser, getattr(args, "command", None)) or parser
+    flags = [o for a in sub._actions for o in a.option_strings]
+    hints = [f"{word}{suggest(word.split('=')[0], flags)}" if word.startswith("-") else
+             repr(word) for word in extra]
+    message = f"unrecognized arguments: {' '.join(hints)}"
+    if "--impl" in argv[:-2]:  # the words right after its value, left over: it was unquoted
+        after = argv[argv.index("--impl") + 2:]
+        words = list(itertools.takewhile(lambda w: not w.startswith("-"), after))
+        if words and words == [w for w in extra if w in words][:len(words)]:
+            command = " ".join([argv[argv.index("--impl") + 1], *words])
+            message += (f"; --impl takes the whole command as one argument: quote it, "
+                        f"--impl {shlex.quote(command)}")
+    sub.error(message)
+
+
+def _subparser(parser: argparse.ArgumentParser,
+               command: str | None) -> argparse.ArgumentParser | None:
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction) and command in action.choices:
+            chosen: argparse.ArgumentParser = action.choices[command]
+            return chosen
+    return None
 
 
 def positive_seconds(text: str) -> float:
@@ -45,12 +85,16 @@ def positive_seconds(text: str) -> float:
     return value
 
 
-def check_families(option: str, given: Sequence[str], valid: Sequence[str]) -> None:
-    """A usage error (exit 2) naming the valid families when one of ``given`` is not one."""
-    unknown = [name for name in given if name not in valid]
-    if unknown:
-        raise HarnessError("USAGE", f"no family named {', '.join(map(repr, unknown))}; the "
-                                    f"families are: {', '.join(valid)}", option)
+def check_families(option: str, given: Sequence[str], valid: Sequence[str]) -> list[str]:
+    """The families ``given`` names (any case), or a usage error (exit 2) naming the valid ones
+    when one of them is not one."""
+    return pick_all(option, given, dict.fromkeys(valid, ()), what="family")
+
+
+def rule_ids(option: str, given: Sequence[str], known: Iterable[str]) -> list[str]:
+    """The catalogue ids ``given`` names, in any case (``ihu-001`` is IHU-001)."""
+    return pick_all(option, given, dict.fromkeys(known, ()), what="rule",
+                    elsewhere="`agent-tck rules` lists them")
 
 
 # --- agent-tck rules ---------------------------------------------------------------------------
@@ -61,7 +105,7 @@ def _rules_command(args: argparse.Namespace) -> int:
     from agent_tck.harness.contract.coverage import all_citations, coverage
 
     catalogue = load_catalogue()
-    check_families("--family", args.family, catalogue.families)
+    args.family = check_families("--family", args.family, catalogue.families)
     covered = coverage(catalogue, all_citations())
     rules = [r for r in catalogue.rules if not args.family or r.family in args.family]
     if args.untestable:
@@ -76,15 +120,26 @@ def _rules_command(args: argparse.Namespace) -> int:
         if rule.family != family:
             family = rule.family
             members = [r for r in rules if r.family == family]
-            print(f"\n{family} ({len(members)} rules, source {members[0].source})")
+            print(f"\n{family} ({len(members)} rules, source {_sources(members)})")
         mark = "decision" if rule.decision else rule.level
         n = len(covered[rule.id])
         print(f"  {rule.id:<9} {mark:<8} {rule.title or rule.statement}  [{n} citing]")
         if rule.strictness:  # the decision policy (vectors/README.md "Suite decisions")
-            print(f"            {rule.level} {rule.strictness}")
+            strictness = rule.strictness  # "SHOULD: ..." names the level itself
+            print(f"            {strictness if strictness.startswith(rule.level) else
+                               f'{rule.level} {strictness}'}")
     print(f"\n{len(rules)} rules; suite decisions are ours, marked 'decision', each with its "
           "level and why it is strict or lenient (--format json: the full review).")
     return EXIT_OK
+
+
+def _sources(members: Sequence[Any]) -> str:
+    """The note a family's rules come from; "several" (naming the notes) when they differ."""
+    sources = list(dict.fromkeys(r.source for r in members))
+    if len(sources) == 1:
+        return str(sources[0])
+    named = [s for s in sources if s != "several"]
+    return "several" + (f" ({', '.join(named)} among them)" if named else "")
 
 
 def _untestable(catalogue: Any, args: argparse.Namespace) -> int:
@@ -107,14 +162,15 @@ def _add_run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--impl", metavar="CMD",
                    help="command that starts your adapter (default: the built-in reference "
                         "implementation, in process)")
-    p.add_argument("--family", action="append", default=[], metavar="NAME",
-                   help="only this rule family (repeatable)")
-    p.add_argument("--rule", action="append", default=[], metavar="ID",
-                   help="only cases citing this rule ID (repeatable)")
+    p.add_argument("--family", action=ListOption, metavar="NAME",
+                   help="only these rule families (repeatable, or a comma list)")
+    p.add_argument("--rule", action=ListOption, metavar="ID",
+                   help="only cases citing these rule IDs, in any case (repeatable, or a "
+                        "comma list)")
     p.add_argument("-k", dest="keyword", metavar="WORDS",
                    help="only cases whose id, description or rules contain every word")
-    p.add_argument("--vectors", action="append", default=[], type=Path, metavar="DIR",
-                   help="also run the vector files in DIR (repeatable)")
+    p.add_argument("--vectors", action=ListOption, convert=Path, metavar="DIR",
+                   help="also run the vector files in DIR (repeatable, or a comma list)")
     p.add_argument("--only-vectors", action="store_true",
                    help="run only the --vectors files, not the built-in ones")
     p.add_argument("--report-dir", type=Path, metavar="DIR",
@@ -131,12 +187,14 @@ def _add_run_options(p: argparse.ArgumentParser) -> None:
 
 
 def _run_command(args: argparse.Namespace) -> int:
+    from agent_tck.harness.contract.catalogue import load_catalogue
     from agent_tck.harness.run.conformance_run import RunRequest, run_suite
 
+    catalogue = load_catalogue()
     request = RunRequest(
         impl=args.impl,
-        families=tuple(args.family),
-        rules=tuple(args.rule),
+        families=tuple(check_families("--family", args.family, catalogue.families)),
+        rules=tuple(rule_ids("--rule", args.rule, catalogue.by_id)),
         keyword=args.keyword,
         vectors=tuple(args.vectors),
         builtin_vectors=not args.only_vectors,
@@ -166,7 +224,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     rules = sub.add_parser("rules", help="print the rule catalogue")
     rules.add_argument("--format", choices=("text", "json"), default="text")
-    rules.add_argument("--family", action="append", default=[], metavar="NAME")
+    rules.add_argument("--family", action=ListOption, metavar="NAME",
+                       help="only these families (repeatable, or a comma list)")
     rules.add_argument("--untestable", action="store_true",
                        help="list the obligations not testable from outside, with the reason")
     rules.set_defaults(func=_rules_command)
@@ -193,7 +252,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    args, extra = parser.parse_known_args(argv)
+    if extra:
+        _unrecognized(parser, args, argv, extra)
     previous = signal.signal(signal.SIGTERM, _terminate)
     try:
         result: Any = args.func(args)

@@ -1,7 +1,8 @@
 """agent-tck as a pytest plugin (entry point ``agent_tck``).
 
 * ``--impl CMD`` points the Gherkin steps (and the vector tests) at an external adapter; without
-  it they drive the reference implementation in process.
+  it they drive the reference implementation in process. ``--agent-tck`` collects every vector
+  as a test item (``pytest --impl CMD --agent-tck``); the report header says which it is.
 * Every catalogue rule ID is registered as a marker, so ``--strict-markers`` turns a scenario
   tag that cites an unknown rule into an error, and ``-m BO-001`` selects by rule.
 * The step definitions in ``harness/bdd/steps_*.py`` are loaded as plugins, so pytest-bdd finds
@@ -25,7 +26,8 @@ if TYPE_CHECKING:
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("agent-tck")
     group.addoption("--impl", metavar="CMD", default=None,
-                    help="agent-tck: run the scenarios against this adapter command")
+                    help="agent-tck: the adapter command the Gherkin steps (the tck_target "
+                         "fixture) call; add --agent-tck to run every vector against it too")
     group.addoption("--impl-timeout", type=float, default=10.0, metavar="SECONDS",
                     help="agent-tck: per-call timeout for --impl (default 10)")
     group.addoption("--agent-tck", action="store_true", default=False,
@@ -47,6 +49,19 @@ def pytest_configure(config: pytest.Config) -> None:
             name = f"{bdd.__name__}.{info.name}"
             if not config.pluginmanager.has_plugin(name):
                 config.pluginmanager.import_plugin(name)
+
+
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    """Say what ``--impl`` is used for, so a run is never mistaken for another."""
+    impl = config.getoption("--impl")
+    if not impl:
+        return []
+    if config.getoption("--agent-tck"):
+        return [f"agent-tck: adapter {impl!r}: every vector is a test item, and the Gherkin "
+                "steps call it"]
+    return [f"agent-tck: adapter {impl!r}, without --agent-tck: only the tests collected here "
+            "that use the tck_target fixture call it (pytest --impl CMD --agent-tck collects "
+            "every vector as a test item)"]
 
 
 class TargetProxy:

@@ -48,8 +48,49 @@ def reference_adapter_command() -> str:
     return f"{sys.executable} -m agent_tck.harness.reference_adapter"
 
 
+CHECKOUT_IMPL_NOTE = (
+    "agent-tck checkout: --impl without --agent-tck runs the kit's whole self-test suite "
+    "(minutes; only its vector and Gherkin tests call your adapter). To test an adapter: "
+    "pytest --impl CMD --agent-tck (the vectors and the Gherkin scenarios, nothing else)")
+
+
+def _impl_without_vectors(config: pytest.Config) -> bool:
+    return bool(config.getoption("--impl")) and not config.getoption("--agent-tck")
+
+
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    return [CHECKOUT_IMPL_NOTE] if _impl_without_vectors(config) else []
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """With ``--agent-tck`` the self-test modules are not even imported (see below)."""
+    if config.getoption("--agent-tck") and collection_path.suffix == ".py" and (
+            collection_path.name != "test_features.py"):
+        return True
+    return None
+
+
+@pytest.hookimpl(trylast=True)  # after the plugin has added the vector items
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """In the checkout, ``--agent-tck`` means what it means in an implementer's tree: the
+    vectors and the Gherkin scenarios against the adapter, not the kit's self-tests."""
+    if not config.getoption("--agent-tck"):
+        return
+    from agent_tck.harness.pytest_plugin import VectorItem
+
+    keep = [i for i in items if isinstance(i, VectorItem) or i.path.name == "test_features.py"]
+    dropped = [i for i in items if i not in keep]
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = keep
+
+
 def pytest_terminal_summary(terminalreporter):
-    """Print the mutation score when tests/test_mutants.py ran."""
+    """Print the mutation score when tests/test_mutants.py ran (and, after a run with --impl
+    but not --agent-tck, what it ran)."""
+    if _impl_without_vectors(terminalreporter.config):
+        terminalreporter.write_sep("-", "agent-tck")
+        terminalreporter.write_line(CHECKOUT_IMPL_NOTE)
     module = sys.modules.get("tests.test_mutants") or sys.modules.get("test_mutants")
     result = getattr(module, "SCORE", None)
     if result and "killed" in result:  # the score tests ran (not deselected)

@@ -138,7 +138,7 @@ def test_filters_narrow_the_run(tmp_path, args, expected):
 
 def test_unknown_filters_are_usage_errors(tmp_path, capsys):
     assert main(["run", "--family", "nope", "--report-dir", str(tmp_path)]) == 2
-    assert "unknown family" in capsys.readouterr().err
+    assert "no family named 'nope'" in capsys.readouterr().err
     assert main(["run", "--rule", "ZZ-001", "--report-dir", str(tmp_path)]) == 2
 
 

@@ -1,11 +1,11 @@
 """The console never shows a secret or a terminal escape (issue 26, items 1 and 5).
 
 Unit tests of ``harness/common/console.py``, then the redaction corpus
-(tests/test_redaction_corpus.py) and an escape corpus routed through the console output of every command, in real subprocess
-runs of the CLI: an adapter's words (tests/fakes/hostile_text.py) in ``run``, ``smoke`` and
-``subagents --impl``; a capture's transport error in ``audit``; a session log in ``check-log``;
-a saved results stream in ``report`` and ``baseline``; a request line in the mock provider's log;
-and a file name every command repeats in its error message.
+(tests/test_redaction_corpus.py) and an escape corpus routed through the console output of every
+command, in real subprocess runs of the CLI: an adapter's words (tests/fakes/hostile_text.py) in
+``run``, ``smoke`` and ``subagents --impl``; a capture's transport error in ``audit``; a session log
+in ``check-log``; a saved results stream in ``report`` and ``baseline``; a request line in the mock
+provider's log; and a file name every command repeats in its error message.
 """
 
 from __future__ import annotations

@@ -7,6 +7,11 @@ covers. The score is printed in the terminal summary.
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -15,14 +20,32 @@ from agent_tck.harness.common.errors import HarnessError
 from agent_tck.harness.contract.catalogue import load_catalogue
 from agent_tck.harness.contract.vectors import load_cases
 from agent_tck.harness.mutation.anchors import update
-from agent_tck.harness.mutation.mutants import Mutant, apply, load_mutants, run_mutants, score
+from agent_tck.harness.mutation.mutants import (
+    Mutant,
+    _isolated,
+    apply,
+    at_a_tenth,
+    load_mutants,
+    run_mutants,
+    score,
+)
 
 SCORE: dict[str, object] = {}
 
 
 @pytest.fixture(scope="module")
-def outcomes():
-    return run_mutants(load_mutants())
+def outcomes(request: pytest.FixtureRequest):
+    """Every seeded fault's outcome; the run says how far it is (a line per tenth), so the test
+    command never sits silent on it."""
+    reporter = request.config.pluginmanager.get_plugin("terminalreporter")
+    capture = request.config.pluginmanager.get_plugin("capturemanager")
+
+    def progress(done: int, total: int) -> None:
+        if reporter is not None and capture is not None and at_a_tenth(done, total):
+            with capture.global_and_fixture_disabled():
+                reporter.write_line(f"mutation run: {done}/{total} seeded faults run")
+
+    return run_mutants(load_mutants(), progress=progress)
 
 
 def test_mutation_score_is_complete(outcomes):
@@ -233,3 +256,41 @@ def test_each_citation_is_moved_by_some_fault_or_recorded(outcomes):
     recorded = _recorded()
     assert sorted(unmoved - recorded) == [], "citations no seeded fault moves (add a fault)"
     assert sorted(recorded - unmoved) == [], "recorded citations a fault now moves (remove)"
+
+
+# ---- the runner: each fault in a child of a long-lived worker -------------------------------
+
+needs_fork = pytest.mark.skipif(not hasattr(os, "fork"), reason="runs inline without os.fork")
+
+
+@needs_fork
+@pytest.mark.parametrize(("work", "error"), [
+    (lambda: (time.sleep(3600), {})[1], "the run did not finish within 0.2 s"),
+    (lambda: os._exit(3), "the run died (wait status 768)"),
+    (lambda: {"x": 1 // 0}, "ZeroDivisionError: integer division or modulo by zero"),
+])
+def test_a_fault_that_hangs_dies_or_raises_is_an_error_outcome(work, error):
+    assert _isolated(work, timeout=0.2) == {"error": error}
+
+
+@needs_fork
+def test_a_child_answers_through_the_pipe():
+    assert _isolated(lambda: {"failed": [["case", ["BO-001"]]]}, timeout=3600) == {
+        "failed": [["case", ["BO-001"]]]}
+
+
+def test_what_a_mutated_module_prints_never_reaches_the_answers():
+    """The worker protocol: one fault per line in, one answer per line out, whatever the kit
+    prints (here a family descriptor every run imports afresh, mutated to print)."""
+    root = Path(__file__).resolve().parent.parent
+    path = root / "harness" / "families" / "block_omission.py"
+    job = {"index": 7, "module": "agent_tck.harness.families.block_omission",
+           "path": str(path), "source": path.read_text(encoding="utf-8") + "\nprint('noise')\n",
+           "rules": ["BO-001"], "survives": False}
+    proc = subprocess.run([sys.executable, "-m", "agent_tck.harness.mutation.mutants", "--worker",
+                           str(root)], input=json.dumps(job) + "\n", capture_output=True,
+                          text=True, cwd=root, timeout=600, check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert [json.loads(line) for line in proc.stdout.splitlines()] == [
+        {"index": 7, "failed": []}]
+    assert "noise" in proc.stderr

@@ -55,7 +55,7 @@ def test_json_format(logs: dict[str, Path], capsys: pytest.CaptureFixture[str]) 
     code = main(["check-log", "--format", "json", str(logs["good"]), str(logs["binary"]),
                  str(missing)])
     report = json.loads(capsys.readouterr().out)
-    assert code == 1 and report["valid"] is False
+    assert code == 2 and report["valid"] is False  # a missing file: a usage error
     good, binary, gone = report["files"]
     assert good == {"path": str(logs["good"]), "valid": True, "version": 4, "events": 2,
                     "firstSeq": 1, "lastSeq": 2}

@@ -28,9 +28,9 @@ Docstrings and comments of Python files keep naming modules by folder
 Not found by any pattern, so checked by a person after a merge: code that spells a package
 name without a dot (``"reference_impl"``, ``startswith("harness.")``, a ``PACKAGES`` tuple) or
 walks a package by path; ``git grep -nE '"(harness|reference_impl)\.?"' -- '*.py'`` lists it.
-The mutants worker swaps the mutated copy in through ``agent_tck.__path__``; module discovery
-uses ``__package__`` or a package's ``__name__``. Then ``ruff check .`` (a rewritten code line
-is 10 characters longer) and the tests.
+The mutants worker names modules ``agent_tck.<package>...`` (``harness.mutants.module_name``);
+module discovery uses ``__package__`` or a package's ``__name__``. Then ``ruff check .`` (a
+rewritten code line is 10 characters longer) and the tests.
 """
 
 from __future__ import annotations
@@ -84,7 +84,7 @@ MOVES = {
     "protocol": "run.protocol",
     # the contract as the kit reads it: the rule catalogue, the vectors, what cites what
     "catalogue": "contract.catalogue", "vectors": "contract.vectors",
-    "coverage": "contract.coverage",
+    "coverage": "contract.coverage", "operations_doc": "contract.operations_doc",
     # the conformance matrix of real clients
     "matrix_model": "matrix.model", "matrix_run": "matrix.run",
     # the mutation score

@@ -31,6 +31,7 @@ from typing import IO, Any
 
 from agent_tck.harness.common.console import pump
 from agent_tck.harness.common.errors import HarnessError
+from agent_tck.harness.common.options import ListOption
 
 DEFAULT_REPORT_DIR = Path("reports") / "audit"
 ADDON = Path(__file__).resolve().parent.parent / "audit" / "addon.py"
@@ -44,9 +45,10 @@ def register(subparsers: Any) -> None:
                     "through mitmproxy (--listen/--upstream), or offline (--read).",
     )
     source = p.add_mutually_exclusive_group(required=True)
-    source.add_argument("--read", nargs="+", type=Path, metavar="FILE",
+    source.add_argument("--read", action=ListOption, nargs="+", convert=Path, metavar="FILE",
                         help="audit recorded traffic: mitmproxy flow files, HAR files, "
-                             "JSONL captures (docs/AUDIT.md)")
+                             "JSONL captures (docs/AUDIT.md; several, repeatable, or a comma "
+                             "list)")
     source.add_argument("--listen", metavar="[HOST:]PORT",
                         help="run an audit proxy here (host 127.0.0.1 unless given)")
     p.add_argument("--upstream", metavar="URL",

@@ -10,8 +10,9 @@ block whatever the ratio, and a stream that expands past :data:`MAX_ZSTD_RATIO` 
 naming the ratio (issue 26: a 131 KB file of 4 GB of zeros took 4.35 GB of memory).
 
 Verdicts: a valid log (exit 0), a valid log with warnings (exit 0: a torn final line, or a torn or
-corrupt tail the source runtime's loader drops, which the warning names), an invalid log (exit 1).
-One file's failure never costs the others their verdicts. ``--profile dsh-v4`` adds the source
+corrupt tail the source runtime's loader drops, which the warning names), an invalid log (exit 1),
+a file that cannot be read (CANNOT_READ: exit 2, a usage error, as in every command). One file's
+failure never costs the others their verdicts. ``--profile dsh-v4`` adds the source
 runtime's own v4 strictness (:mod:`reference_impl.session_log.profile_dsh`). ``-`` reads stdin.
 """
 
@@ -55,7 +56,7 @@ def register(subparsers: Any) -> None:
         description="Validate chunk-free session logs (plain or zstd-framed JSONL): header and "
                     "version, no assistant/chunk, contiguous seq, well-formed events, the "
                     "note-governed log rules. Exit 0 when all are valid (warnings included), "
-                    "1 otherwise.")
+                    "1 otherwise, 2 when a file cannot be read.")
     p.add_argument("files", nargs="+", metavar="FILE", help="log files (JSONL); - for stdin")
     p.add_argument("--format", choices=("text", "json"), default="text")
     p.add_argument("--profile", choices=PROFILES, default="default",
@@ -250,4 +251,6 @@ def check_log_command(args: argparse.Namespace, out: Any = None) -> int:
         warned = sum(bool(r.get("warnings")) for r in results)
         out.write(f"{len(results)} file(s) checked, {bad} invalid"
                   + (f", {warned} with warnings" if warned else "") + "\n")
+    if any(not r["valid"] and r["error"]["code"] == CANNOT_READ for r in results):
+        return 2  # a file that is not there (or not readable) is a usage error, as everywhere
     return 0 if valid else 1

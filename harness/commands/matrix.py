@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_tck.harness.common.errors import HarnessError
+from agent_tck.harness.common.options import ListOption, pick_all
 
 MATRIX_DIR = Path(__file__).resolve().parent.parent.parent / "matrix"  # as harness.matrix.run
 DEFAULT_REPORT_DIR = Path("reports") / "matrix"
@@ -27,12 +28,14 @@ def register(subparsers: Any) -> None:
         description="The conformance matrix: each client's driver performs each scenario "
                     "against the mock provider behind the audit proxy; one row per rule, one "
                     "column per client and API.")
-    p.add_argument("--clients", nargs="+", default=[], metavar="NAME",
-                   help="only these clients (ids or package names)")
-    p.add_argument("--scenarios", nargs="+", default=[], metavar="ID",
-                   help="only these scenarios")
-    p.add_argument("--client", action="append", default=[], metavar="NAME@VERSION",
-                   help="run this version instead of the pinned one (repeatable)")
+    p.add_argument("--clients", action=ListOption, nargs="+", metavar="NAME",
+                   help="only these clients (ids, or package names that name one client; "
+                        "repeatable, or a comma list)")
+    p.add_argument("--scenarios", action=ListOption, nargs="+", metavar="ID",
+                   help="only these scenarios (repeatable, or a comma list)")
+    p.add_argument("--client", action=ListOption, metavar="NAME@VERSION",
+                   help="run this version instead of the pinned one (repeatable, or a comma "
+                        "list)")
     p.add_argument("--jobs", type=int, default=2, metavar="N", help="cells run at once")
     p.add_argument("--timeout", type=float, default=90.0, metavar="SECONDS",
                    help="how long one driver run may take before it is killed")
@@ -60,7 +63,12 @@ def run(args: argparse.Namespace) -> int:
         clients, agents = mr.load_registry(args.registry)
         clients = mm.override_versions(clients, args.client)
         scenarios = mr.load_scenarios(args.scenario_dir)
-        cells = mm.plan(clients, scenarios, args.clients, args.scenarios)
+        # a package name two clients share (openai: Python and Node) is refused, not both run
+        only_clients = pick_all("--clients", args.clients,
+                                {c.id: (c.package,) for c in clients}, what="client")
+        only_scenarios = pick_all("--scenarios", args.scenarios,
+                                  {s.id: () for s in scenarios}, what="scenario")
+        cells = mm.plan(clients, scenarios, only_clients, only_scenarios)
     except mm.MatrixInputError as exc:
         raise HarnessError("MATRIX_INPUT", str(exc)) from None
     except OSError as exc:

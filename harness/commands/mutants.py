@@ -7,11 +7,14 @@ import json
 import sys
 from typing import Any
 
+from agent_tck.harness.common.options import ListOption
+
 
 def register(subparsers: Any) -> None:
     p = subparsers.add_parser("mutants", help="seed faults in the reference implementation and "
                                               "report which the suite catches (checkout only)")
-    p.add_argument("--family", action="append", default=[], metavar="NAME")
+    p.add_argument("--family", action=ListOption, metavar="NAME",
+                   help="only these families' faults (repeatable, or a comma list)")
     p.add_argument("--jobs", type=_positive_int, default=2)
     p.add_argument("--format", choices=("text", "json"), default="text")
     p.set_defaults(func=mutants)
@@ -27,13 +30,24 @@ def mutants(args: argparse.Namespace) -> int:
     from agent_tck.harness.cli import check_families
     from agent_tck.harness.contract.catalogue import load_catalogue
     from agent_tck.harness.contract.vectors import load_cases
-    from agent_tck.harness.mutation.mutants import find_checkout, load_mutants, run_mutants, score
+    from agent_tck.harness.mutation.mutants import (
+        at_a_tenth,
+        find_checkout,
+        load_mutants,
+        run_mutants,
+        score,
+    )
 
     root = find_checkout()
     every = load_mutants(root / "tests" / "mutants")
-    check_families("--family", args.family, sorted({m.family for m in every}))
-    chosen = [m for m in every if not args.family or m.family in args.family]
-    outcomes = run_mutants(chosen, jobs=args.jobs, root=root)
+    family = check_families("--family", args.family, sorted({m.family for m in every}))
+    chosen = [m for m in every if not family or m.family in family]
+
+    def progress(done: int, total: int) -> None:
+        if at_a_tenth(done, total):
+            sys.stderr.write(f"mutation run: {done}/{total} seeded faults run\n")
+
+    outcomes = run_mutants(chosen, jobs=args.jobs, root=root, progress=progress)
     families = {c.family for c in load_cases()} & ({m.family for m in chosen})
     must = [r.id for r in load_catalogue().rules if r.level == "MUST" and r.family in families]
     result = score(outcomes, must)
