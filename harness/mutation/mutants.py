@@ -432,12 +432,22 @@ class _Dependents:
         return found
 
 
-def _run_fault(job: dict[str, Any], cases: Sequence[Any], finder: _Finder,
-               dependents: _Dependents) -> dict[str, Any]:
+def reach(cases: Sequence[Any]) -> list[tuple[Any, frozenset[str]]]:
+    """Each case with the rules its checks can be charged to: those it cites, BO-008 where its
+    operation is observed, the rules of its operations' invariants (harness.run.runner)."""
+    from agent_tck.harness.run.runner import charged_elsewhere
+
+    return [(case, frozenset({r for exp in case.expect for r in case.rules_for(exp)}
+                             | charged_elsewhere([case]))) for case in cases]
+
+
+def _run_fault(job: dict[str, Any], cases: Sequence[tuple[Any, frozenset[str]]],
+               finder: _Finder, dependents: _Dependents) -> dict[str, Any]:
     """Import the kit afresh with the job's module mutated and run the cases that bear on it:
     every case for an accepted variant (it must fail none; the whole kit is imported afresh),
-    else the cases citing a rule the fault names (no other case can kill it or move one of its
-    citations; only the modules depending on the mutated one are imported afresh)."""
+    else the cases whose checks can be charged to a rule the fault names (:func:`reach`; no
+    other case can kill it or move one of its citations; only the modules depending on the
+    mutated one are imported afresh)."""
     # without fork the previous fault ran in this process: everything is imported afresh
     whole = job["survives"] or not hasattr(os, "fork")
     fresh = _ours if whole else dependents.of(job["module"]).__contains__
@@ -445,8 +455,7 @@ def _run_fault(job: dict[str, Any], cases: Sequence[Any], finder: _Finder,
     finder.mutated = (job["module"], job["source"])
     try:
         rules = set(job["rules"])
-        chosen = [case for case in cases if job["survives"]
-                  or any(rules & set(case.rules_for(exp)) for exp in case.expect)]
+        chosen = [case for case, reached in cases if job["survives"] or rules & reached]
         return {"failed": _failed(chosen)}
     except Exception as exc:  # a mutant that breaks the import is reported, not killed
         return {"error": f"{type(exc).__name__}: {exc}"}
@@ -531,11 +540,12 @@ def _serve(root: str) -> None:
 
     cases = load_cases(known_rules=load_catalogue().by_id)
     _failed(cases)  # once unmutated: the modules every run imports are compiled and loaded here
+    reached = reach(cases)
     dependents = _Dependents(Path(root))
     gc.freeze()  # the forked children share these pages instead of copying them
     for line in sys.stdin:
         job: dict[str, Any] = json.loads(line)
-        result = _isolated(functools.partial(_run_fault, job, cases, finder, dependents),
+        result = _isolated(functools.partial(_run_fault, job, reached, finder, dependents),
                            FAULT_TIMEOUT)
         answers.write(json.dumps({"index": job["index"], **result}) + "\n")
         answers.flush()

@@ -47,9 +47,46 @@ class Invariant:
         return fnmatchcase(operation, self.operations)
 
 
-#: The table. The lead registers the provider-validity predicates of
-#: ``reference_impl/wire/validity.py`` here (one line each) when that module lands.
-INVARIANTS: tuple[Invariant, ...] = ()
+def _charged_to(rule: str, check: CheckFn) -> CheckFn:
+    """``check``'s findings of one rule: an invariant whose predicates span several rules is
+    registered once per rule, so each rule gets its own pass or fail."""
+    def only(given: Any, output: Any) -> Iterator[Finding]:
+        return (finding for finding in check(given, output) if finding[0] == rule)
+    return only
+
+
+def _per_rule(operation: str, rules: Iterable[str], check: CheckFn) -> tuple[Invariant, ...]:
+    return tuple(Invariant(operation, rule, "provider-accepts", _charged_to(rule, check))
+                 for rule in dict.fromkeys(rules))
+
+
+def _table() -> tuple[Invariant, ...]:
+    """The registered invariants. Every wire output of a serializer is a request its provider
+    accepts, each predicate charged to its own rule (reference_impl/wire/validity.py says which
+    and cites the provider documentation; reference_impl/serialize/invariants.py says when a
+    predicate applies: never for passing through a defect of the input history). Every resumed
+    history is one too: note 001, "resume with a valid provider history", CFP-024 (Messages)
+    and CFP-025 (Chat Completions; reference_impl/session_log/invariants.py)."""
+    from agent_tck.reference_impl.serialize import invariants as serialize
+    from agent_tck.reference_impl.session_log import invariants as resume
+    from agent_tck.reference_impl.wire import validity
+    from agent_tck.reference_impl.wire.dialects import ANTHROPIC, OPENAI
+
+    def rules(dialect: str) -> list[str]:
+        return [p.rule for p in validity.PREDICATES if p.dialect == dialect]
+
+    return (
+        *_per_rule("anthropic.serialize", rules(ANTHROPIC), serialize.anthropic_serialize),
+        *_per_rule("openai.serialize", rules(OPENAI), serialize.openai_serialize),
+        *_per_rule("session.resume", ("CFP-024", "CFP-025"), resume.resume),
+        Invariant("session.resume-anthropic", "CFP-024", "provider-accepts",
+                  resume.resume_anthropic),
+        Invariant("session.resume-openai", "CFP-025", "provider-accepts", resume.resume_openai),
+    )
+
+
+#: The table: one line per invariant (above, in :func:`_table`).
+INVARIANTS: tuple[Invariant, ...] = _table()
 
 
 @dataclass(frozen=True)

@@ -143,7 +143,9 @@ case("mp-reconcile-corrected-final", ["MP-D004", "MP-088", "MP-D002"],
      one_text([d("a1", "Hi"), fin("a1", "Hi"), fin("a1", "Hi there."), end()]),
      parts=parts_out(("t1", "completed", [x_user(), x_text("a1", "Hi there.", "replaced")])),
      answer=answer_out(answer_turn("t1", "completed", [seg("a1", "Hi there.")])),
-     checks=both("MP-D002"))
+     # the text shown is MP-D002's choice (replace or mark); that the second final was compared
+     # again (its mark, replaced) is MP-D004's MUST, never hidden behind the SHOULD
+     checks=marked("MP-D004", "MP-D002"))
 
 case("mp-reconcile-interleaved-two-parts", ["MP-D006", "MP-081"],
      "Fault: deltas of two answer parts arrive interleaved. Each part gets its own deltas; "
