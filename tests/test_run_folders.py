@@ -101,16 +101,21 @@ def test_report_list_shows_every_kept_run(tmp_path: Path, monkeypatch: pytest.Mo
     assert main(["run", "--family", "in-history-update"]) == 0
     (tmp_path / "reports" / "broken" / "x").mkdir(parents=True)
     (tmp_path / "reports" / "broken" / "x" / "results.jsonl").write_text('{"type":"header"')
+    # a folder written before run folders existed: its results.jsonl directly inside
+    (tmp_path / "reports" / "older").mkdir()
+    latest = tmp_path / "reports" / IMPL / LATEST / "results.jsonl"
+    (tmp_path / "reports" / "older" / "results.jsonl").write_bytes(latest.read_bytes())
     capsys.readouterr()
     assert main(["report", "--list"]) == 0
     out = capsys.readouterr().out.splitlines()
-    assert out[-1] == "3 runs kept under reports/"
-    first, second, broken = out[0], out[1], out[2]
+    assert out[-1] == "4 runs kept under reports/"
+    first, second, broken, older = out[0], out[1], out[2], out[3]
+    assert older.startswith("reports/older/  ") and "(latest)" not in older
     assert "partial" in first and "(filtered)" in first and "(latest)" not in first
     assert "(latest)" in second and "pass" in second
     assert "unreadable" in broken
     runs = kept_runs(tmp_path / "reports")
-    assert [r.latest for r in runs] == [False, True, False]
+    assert [r.latest for r in runs] == [False, True, False, False]
     assert main(["report", "--list", str(tmp_path / "nowhere")]) == 2
     assert render_list([], Path("reports")) == "no runs kept under reports/\n"
 

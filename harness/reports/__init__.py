@@ -14,7 +14,11 @@ report.html                :func:`harness.reports.html.render`     people
 badges/<family>.json       :func:`harness.reports.badges.render`   shields.io endpoint badges
 =========================  ======================================  ==========================
 
-Renderers are pure functions of a :class:`~harness.reports.stream.Run`.
+Renderers are pure functions of a :class:`~harness.reports.stream.Run` (report.html also looks
+up rule texts and vector files in the installed kit: :mod:`harness.reports.rule_texts`). Every
+HTML page (report.html for runs and audits, matrix.html) takes its look from
+:mod:`harness.reports.page`. Run folders, ``latest`` and ``report --list`` are
+:mod:`harness.reports.runs`.
 """
 
 from __future__ import annotations

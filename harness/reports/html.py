@@ -69,10 +69,9 @@ def _facts(run: Run) -> str:
     ]
     if hd.filtered:
         f = hd.filters
-        rows.append(("filters", "; ".join(
-            f"{k}: {', '.join(v) if isinstance(v, list) else v}"
-            for k, v in (("family", f.get("family")), ("rule", f.get("rule")), ("k", f.get("k")))
-            if v) + " (the verdict covers these only)"))
+        rows.append(("filters", "; ".join(  # every filter the header names, old and new
+            f"{k}: {', '.join(map(str, v)) if isinstance(v, list) else v}"
+            for k, v in f.items() if v) + " (the verdict covers these only)"))
     counts = run.counts
     rows.append(("cases", f"{len(run.cases)}: " + ", ".join(
         f"{counts.get(k, 0)} {k}" for k in STATUS_LABEL if counts.get(k))))
