@@ -152,9 +152,9 @@ def install() -> tuple[TextIO, TextIO]:
     stream already cleaned is left as it is); returns the streams it replaced."""
     previous = (sys.stdout, sys.stderr)
     if not isinstance(sys.stdout, ConsoleStream):
-        sys.stdout = ConsoleStream(sys.stdout)  # type: ignore[assignment]
+        sys.stdout = ConsoleStream(sys.stdout)
     if not isinstance(sys.stderr, ConsoleStream):
-        sys.stderr = ConsoleStream(sys.stderr)  # type: ignore[assignment]
+        sys.stderr = ConsoleStream(sys.stderr)
     return previous
 
 

@@ -95,11 +95,12 @@ def _indexed(entries: Sequence[Entry]) -> Entries:
 # --- the subset of YAML `agent-tck baseline` writes, read line by line ------------------------
 # A plain id that YAML 1.1 resolves to a string and nothing else: it starts with a letter (no
 # number, date, .inf) and holds a "-" or "." (no true/yes/null/on...).
-_PLAIN = r"[A-Za-z][A-Za-z0-9_]*(?:[-.][A-Za-z0-9_]+)+"
+# (possessive quantifiers throughout: no backtracking, whatever a line holds)
+_PLAIN = r"[A-Za-z][A-Za-z0-9_]*+(?:[-.][A-Za-z0-9_]++)++"
 # a JSON string YAML's double-quoted style reads alike: no surrogate escapes (YAML keeps a
 # pair as two characters), no raw control characters
-_QUOTED = r'"(?:[^"\\\x00-\x1f]|\\["\\/bfnrt]|\\u(?![dD][89abAB])[0-9a-fA-F]{4})*"'
-_TAIL = r"(?:[ ]+#[^\n]*)?[ ]*"  # no tab: YAML refuses one before a comment
+_QUOTED = r'"(?:[^"\\\x00-\x1f]++|\\["\\/bfnrt]|\\u(?![dD][89abAB])[0-9a-fA-F]{4})*+"'
+_TAIL = r"(?:[ ]++#[^\n]*+)?+[ ]*+"  # no tab: YAML refuses one before a comment
 _ENTRY_LINE = re.compile(
     rf"(?P<lead>  - |    )(?P<key>case|rule|operation|reason|issue): "
     rf"(?:(?P<plain>{_PLAIN})|(?P<quoted>{_QUOTED})){_TAIL}")
@@ -118,27 +119,40 @@ def _read_simple(text: str) -> dict[str, Any] | None:
         return None
     items: list[dict[str, str]] | None = None
     empty = False
+    quoted: list[str] = []  # JSON strings, decoded in one call at the end
+    slots: list[tuple[dict[str, str], str]] = []
+    entry_line, skip_line = _ENTRY_LINE.fullmatch, _SKIP_LINE.fullmatch
     for line in text.split("\n"):
-        if _SKIP_LINE.fullmatch(line):
-            continue
-        if items is None:
-            head = _HEAD_LINE.fullmatch(line)
-            if head is None:
+        m = entry_line(line) if items is not None else None
+        if m is not None:
+            assert items is not None
+            lead, key, plain, string = m.groups()
+            if empty or (lead == "    " and not items):
                 return None
-            items, empty = [], head.group("empty") is not None
+            if lead == "  - ":
+                items.append({})
+            item = items[-1]
+            if key in item:
+                return None  # a repeated key: YAML's rule for it is YAML's business
+            item[key] = plain
+            if string is not None:
+                quoted.append(string)
+                slots.append((item, key))
             continue
-        m = _ENTRY_LINE.fullmatch(line)
-        if m is None or empty or (m.group("lead") == "    " and not items):
+        if skip_line(line):
+            continue
+        head = _HEAD_LINE.fullmatch(line) if items is None else None
+        if head is None:
             return None
-        if m.group("lead") == "  - ":
-            items.append({})
-        key, quoted = m.group("key"), m.group("quoted")
-        if key in items[-1]:
-            return None  # a repeated key: YAML's rule for it is YAML's business
-        items[-1][key] = json.loads(quoted) if quoted is not None else m.group("plain")
+        items, empty = [], head.group("empty") is not None
     if items is None:
         return None
+    for (item, key), value in zip(slots, json.loads("[" + ",".join(quoted) + "]"), strict=True):
+        item[key] = value
     return {"expected_failures": items if items or empty else None}  # as YAML: a bare key
+
+
+_KEYS = frozenset({"case", "rule", "operation", "reason", "issue"})
 
 
 def load_baseline(
@@ -161,32 +175,35 @@ def load_baseline(
         raise HarnessError("BASELINE_INVALID",
                            "expected a mapping with a list under 'expected_failures'", str(path))
     cases, rules = set(known_cases), set(known_rules)
-    entries = []
-    for index, item in enumerate(doc["expected_failures"]):
-        where = f"{path}#/expected_failures/{index}"
-        if not isinstance(item, dict):
-            raise HarnessError("BASELINE_INVALID", "each entry is a mapping", where)
-        unknown = set(item) - {"case", "rule", "operation", "reason", "issue"}
-        if unknown:
-            raise HarnessError("BASELINE_INVALID", f"unknown keys {sorted(map(str, unknown))}",
-                               where)
-        if ("case" in item) == ("rule" in item):
-            raise HarnessError("BASELINE_INVALID", "name exactly one of 'case' or 'rule'", where)
-        for key, value in item.items():
-            if not isinstance(value, str):
-                raise HarnessError("BASELINE_INVALID", f"{key} must be a string, not "
-                                   f"{type(value).__name__} (quote it)", f"{where}/{key}")
-        if not str(item.get("reason", "")).strip():
-            raise HarnessError("BASELINE_INVALID", "every entry needs a 'reason'", where)
-        if "case" in item and item["case"] not in cases:
-            raise HarnessError("BASELINE_INVALID", f"no vector case is named {item['case']!r}",
-                               where)
-        if "rule" in item and item["rule"] not in rules:
-            raise HarnessError("BASELINE_INVALID", f"no rule is named {item['rule']!r}", where)
-        entries.append(Entry(reason=str(item["reason"]), case=item.get("case"),
-                             rule=item.get("rule"), operation=item.get("operation"),
-                             issue=item.get("issue"), index=index))
-    return Entries(entries)
+    return Entries(_entry(item, index, path, cases, rules)
+                   for index, item in enumerate(doc["expected_failures"]))
+
+
+def _entry(item: Any, index: int, path: Path, cases: set[str], rules: set[str]) -> Entry:
+    """One checked entry; the error names ``file#/expected_failures/N``."""
+
+    def bad(message: str, key: str = "") -> HarnessError:
+        return HarnessError("BASELINE_INVALID", message,
+                            f"{path}#/expected_failures/{index}" + (f"/{key}" if key else ""))
+
+    if not isinstance(item, dict):
+        raise bad("each entry is a mapping")
+    if not item.keys() <= _KEYS:
+        raise bad(f"unknown keys {sorted(map(str, set(item) - _KEYS))}")
+    if ("case" in item) == ("rule" in item):
+        raise bad("name exactly one of 'case' or 'rule'")
+    for key, value in item.items():
+        if not isinstance(value, str):
+            raise bad(f"{key} must be a string, not {type(value).__name__} (quote it)", key)
+    if not item.get("reason", "").strip():
+        raise bad("every entry needs a 'reason'")
+    case, rule = item.get("case"), item.get("rule")
+    if case is not None and case not in cases:
+        raise bad(f"no vector case is named {case!r}")
+    if rule is not None and rule not in rules:
+        raise bad(f"no rule is named {rule!r}")
+    return Entry(reason=item["reason"], case=case, rule=rule, operation=item.get("operation"),
+                 issue=item.get("issue"), index=index)
 
 
 def judge_against(result: CaseResult, entries: Sequence[Entry]) -> CaseResult:
