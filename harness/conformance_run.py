@@ -32,10 +32,11 @@ class RunRequest:
     timeout: float = 10.0
     strict: bool = False
     expect: Path | None = None
+    max_timeouts: int = 3  # consecutive timeouts before the adapter is taken as unresponsive
 
 
-def open_target(impl: str | None, timeout: float = 10.0) -> tuple[Target, dict[str, Any],
-                                                                   dict[str, Any]]:
+def open_target(impl: str | None, timeout: float = 10.0,
+                max_timeouts: int = 3) -> tuple[Target, dict[str, Any], dict[str, Any]]:
     """(target, target info, implementation metadata) for ``--impl`` or the reference."""
     if impl is None:
         from agent_tck.harness.reference_adapter import handle
@@ -46,7 +47,7 @@ def open_target(impl: str | None, timeout: float = 10.0) -> tuple[Target, dict[s
         return target, {"kind": "in-process"}, meta
     from agent_tck.harness.subprocess_target import SubprocessTarget
 
-    sub = SubprocessTarget(impl, timeout=timeout)
+    sub = SubprocessTarget(impl, timeout=timeout, max_timeouts=max_timeouts)
     return sub, {"kind": "subprocess", "command": impl}, sub.implementation.to_json()
 
 
@@ -108,7 +109,8 @@ def run_suite(request: RunRequest, out: IO[str] = sys.stdout, err: IO[str] = sys
     ):
         raise HarnessError("USAGE", "--report-dir names a file, not a folder",
                            str(request.report_dir))
-    target, target_info, implementation = open_target(request.impl, request.timeout)
+    target, target_info, implementation = open_target(request.impl, request.timeout,
+                                                       request.max_timeouts)
     folder = request.report_dir or Path("reports") / _safe(implementation["name"])
     try:
         _check_writable(folder)

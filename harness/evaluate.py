@@ -30,7 +30,7 @@ from agent_tck.harness.results import (
     partial,
     summarize,
 )
-from agent_tck.harness.targets import Target
+from agent_tck.harness.targets import PlannedCall, Target
 from agent_tck.harness.vectors import Case, Expectation
 
 #: Rules no single reply can show, with the protocol 1.1 observations that test them. BO-008:
@@ -166,6 +166,17 @@ def failures(target: Target, cases: Iterable[Case],
 # --- the whole run: the results stream ----------------------------------------------------------
 
 
+def planned_calls(target: Target, cases: Iterable[Case],
+                  observable: bool) -> Iterator[PlannedCall]:
+    """The calls :func:`judge` makes for ``cases``, in order: a prediction, which a pipelining
+    target checks call by call (a call that differs is made one at a time, never misanswered)."""
+    for case in cases:
+        for expectation in case.expect:
+            observed = OBSERVED_RULES.keys() & set(case.rules_for(expectation))
+            if expectation.operation in target.operations and (observable or not observed):
+                yield PlannedCall(expectation.operation, case.input, case.id, bool(observed))
+
+
 def case_result(seq: int, case: Case, expectation: Expectation, judgment: Judgment,
                 duration_ms: float) -> CaseResult:
     return CaseResult(
@@ -230,6 +241,9 @@ def run_cases(
     yield header
     held = _Held(target, baseline, on_result)
     observable = observes(target)
+    plan = getattr(target, "plan", None)  # a pipelining target sends these commands ahead
+    if plan is not None:
+        plan(planned_calls(target, cases, observable))
     seq = 0
     try:
         for case in cases:

@@ -18,12 +18,14 @@ from __future__ import annotations
 import contextlib
 import os
 import queue
+import select
 import shlex
 import signal
 import subprocess
 import threading
 import time
 from collections import deque
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -42,10 +44,23 @@ from agent_tck.harness.protocol import (
     parse_result,
     parse_started,
 )
+from agent_tck.harness.targets import PlannedCall
 
 _EOF = object()
 _TRANSCRIPT_LINE = 2000  # characters kept per transcript line
 MAX_FAILED_STARTS = 3  # restarts that fail in a row before the rest of the run is errored
+#: Consecutive timed-out calls after which the adapter is taken to be unresponsive (--max-timeouts)
+MAX_TIMEOUTS = 3
+#: Commands in flight at once for an adapter that declares "pipeline" (vectors/PROTOCOL.md)
+PIPELINE_DEPTH = 16
+
+
+#: What a start reply looks like (vectors/PROTOCOL.md), for a handshake error to show.
+HANDSHAKE_EXAMPLE = ('one line, {"protocol": 1, "implementation": {"name": "...", "language": '
+                     '"..."}, "operations": ["family.operation", ...]}, then nothing until the '
+                     'first run command')
+
+
 
 
 @dataclass(frozen=True)
@@ -97,6 +112,15 @@ class _Process:
         )
         # bounded: a flood of output waits in the adapter's pipe, not in the runner's memory
         self.lines: queue.Queue[object] = queue.Queue(maxsize=limits.queued_lines)
+        # commands go out through a non-blocking pipe and poll(): no thread per call, and a
+        # program that stops reading costs the runner its deadline, never a blocked write
+        assert self.proc.stdin is not None
+        self._stdin_fd = self.proc.stdin.fileno()
+        os.set_blocking(self._stdin_fd, False)
+        self._writable = select.poll()
+        self._writable.register(self._stdin_fd, select.POLLOUT)
+        self._pending = bytearray()  # queued for stdin, not yet taken by the pipe
+        self.queued = 0  # bytes queued for stdin so far (the offset each command ends at)
         self.stderr: deque[str] = deque(maxlen=limits.stderr_lines)
         self._stderr_lock = threading.Lock()
         self._stop = threading.Event()
@@ -151,27 +175,40 @@ class _Process:
                 with self._stderr_lock:
                     self.stderr.append(text)
 
-    def send(self, text: str, deadline: float) -> None:
-        """Write one command; raises TimeoutError when the program does not read it in time
-        (a writer thread, so a full pipe never blocks the runner past its deadline)."""
-        assert self.proc.stdin is not None
-        stdin = self.proc.stdin
-        failure: list[BaseException] = []
+    def queue_command(self, text: str) -> int:
+        """Queue ``text`` for stdin and write what the pipe takes now; the offset it ends at."""
+        data = text.encode("utf-8")
+        self._pending += data
+        self.queued += len(data)
+        with contextlib.suppress(OSError, TimeoutError):
+            self.flush(self.queued, None)
+        return self.queued
 
-        def write() -> None:
+    def flush(self, upto: int, deadline: float | None) -> None:
+        """Write queued bytes until the first ``upto`` are in the pipe. Without a deadline, only
+        what the pipe takes now; past the deadline, TimeoutError (the program does not read)."""
+        fd = self._stdin_fd
+        while self._pending and self.queued - len(self._pending) < upto:
             try:
-                stdin.write(text.encode("utf-8"))
-                stdin.flush()
-            except (OSError, ValueError) as exc:
-                failure.append(exc)
+                written = os.write(fd, self._pending)
+            except BlockingIOError:
+                written = 0
+            except ValueError as exc:  # closed
+                raise OSError(str(exc)) from None
+            if written:
+                del self._pending[:written]
+                continue
+            if deadline is None:
+                return
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise TimeoutError
+            self._writable.poll(max(1, int(remaining * 1000)))  # POLLERR: the write then raises
 
-        writer = threading.Thread(target=write, daemon=True)
-        writer.start()
-        writer.join(max(0.0, deadline - time.monotonic()))
-        if writer.is_alive():
-            raise TimeoutError
-        if failure:
-            raise OSError(str(failure[0]))
+    def send(self, text: str, deadline: float) -> None:
+        """Write one command by ``deadline``; raises TimeoutError when the program does not read
+        it in time, OSError when its stdin is closed."""
+        self.flush(self.queue_command(text), deadline)
 
     def receive(self, deadline: float) -> object:
         """The next stdout item (str, _BLANK, _Breach or _EOF); raises queue.Empty at the
@@ -232,7 +269,13 @@ class SubprocessTarget:
         cwd: str | None = None,
         env: dict[str, str] | None = None,
         limits: Limits | None = None,
+        max_timeouts: int = MAX_TIMEOUTS,
+        pipeline: int | None = None,
     ) -> None:
+        """``max_timeouts``: consecutive timed-out calls after which the remaining calls are
+        errored unrun ("adapter unresponsive"; 0: never). ``pipeline``: commands in flight at
+        once; by default :data:`PIPELINE_DEPTH` for an adapter that declares ``"pipeline":
+        true`` in its start reply and 1 (one at a time) for any other."""
         self.command = command
         self.timeout = timeout
         # the start-up wait follows --timeout: three reply times (30 s at the default 10 s)
@@ -249,11 +292,22 @@ class SubprocessTarget:
         self._env = {**os.environ, **(env or {})}
         self._seq = 0
         self._owner: dict[int, tuple[str | None, str]] = {}  # seq -> (case, operation)
+        self._sent: dict[int, str] = {}  # seq -> the command line, until its call is made
         self._late: dict[tuple[str | None, str], list[str]] = {}
         self._proc: _Process | None = None
         self.restarts = 0
         self._failed_starts = 0
+        self.max_timeouts = max_timeouts
+        self._timeouts = 0  # consecutive timed-out calls
+        self._unresponsive: str | None = None  # why the breaker opened, once it has
+        self._todo: deque[PlannedCall] = deque()  # planned calls not sent yet, in order
+        self._plan: Iterator[PlannedCall] | None = None
+        self._ahead: deque[tuple[int, int, PlannedCall]] = deque()  # (seq, end offset, call)
+        self._dropped: set[int] = set()  # sent ahead, then not called for: reply not wanted
+        self._answered = 0  # every seq up to this one has had its reply taken
         self.implementation = self._start(first=True)
+        self.pipeline = (pipeline if pipeline is not None
+                         else PIPELINE_DEPTH if self.implementation.pipeline else 1)
 
     # -- Target interface -----------------------------------------------------------------
 
@@ -279,8 +333,15 @@ class SubprocessTarget:
                 proc.kill()
             raise
 
+    def plan(self, calls: Iterable[PlannedCall]) -> None:
+        """The calls the runner will make, in order (lazily): with pipelining, their commands
+        are sent ahead. A call that turns out otherwise is still made, one at a time."""
+        self._plan = iter(calls)
+
     def _call(self, operation: str, payload: Any, case: str | None,
               observe: bool) -> CallResult | Observed:
+        if self._unresponsive is not None:
+            return Errored(self._unresponsive)
         transcript: list[str] = []
         if self._proc is None:
             if self._failed_starts >= MAX_FAILED_STARTS:
@@ -296,26 +357,37 @@ class SubprocessTarget:
                                (*transcript, *exc.message.splitlines()))
         proc = self._proc
         assert proc is not None
-        proc.drain_stderr()  # stderr of earlier cases is theirs, not this one's
-        self._seq += 1
-        self._owner[self._seq] = (case, operation)
-        line = encode(RunCommand(self._seq, operation, payload, case, OBSERVE if observe else ()))
-        transcript.append(">> " + _clip(line.rstrip("\n")))
+        if self.pipeline <= 1:
+            proc.drain_stderr()  # stderr of earlier cases is theirs, not this one's
+        seq, end = self._claim(proc, operation, payload, case, observe)
+        transcript.append(">> " + _clip(self._sent.pop(seq)))
         # one budget for the whole exchange: writing the command and reading its reply
         deadline = time.monotonic() + self.timeout
         try:
-            proc.send(line, deadline)
+            proc.flush(end, deadline)
         except TimeoutError:
-            return self._fail(f"the implementation did not read the command within "
-                              f"{self.timeout:g} s (timed out writing to its stdin)", transcript)
+            return self._timed_out(f"the implementation did not read the command within "
+                                   f"{self.timeout:g} s (timed out writing to its stdin)",
+                                   transcript)
         except OSError as exc:
             return self._fail(f"could not write the command ({exc})", transcript)
+        if self.pipeline > 1:
+            self._send_ahead(proc)
+        result = self._await(proc, seq, observe, deadline, transcript)
+        if self.pipeline > 1 and self._proc is not None:
+            proc.drain_stderr()  # what came before this reply was this case's (best effort)
+        return result
+
+    def _await(self, proc: _Process, seq: int, observe: bool, deadline: float,
+               transcript: list[str]) -> CallResult | Observed:
+        """The reply to ``seq``: stray and dropped replies and blank lines within a budget."""
         noise = 0
         while True:
             try:
                 item = proc.receive(deadline)
             except queue.Empty:
-                return self._fail(f"no reply within {self.timeout:g} s (timed out)", transcript)
+                return self._timed_out(f"no reply within {self.timeout:g} s (timed out)",
+                                       transcript)
             if item is _EOF:
                 status = proc.exit_status()
                 what = ("closed its stdout but is still running" if status is None
@@ -333,12 +405,63 @@ class SubprocessTarget:
             assert isinstance(item, str)
             transcript.append("<< " + _clip(item.rstrip("\n")))
             try:
-                result = parse_result(item, self._seq, observe)
+                result = parse_result(item, seq, observe)
             except ProtocolViolation as exc:
                 return self._fail(str(exc), transcript)
+            self._answered = seq
+            self._timeouts = 0
             if isinstance(result, Errored):
                 return Errored(result.reason, (*self._with_stderr(transcript), *result.transcript))
             return result
+
+    def _claim(self, proc: _Process, operation: str, payload: Any, case: str | None,
+               observe: bool) -> tuple[int, int]:
+        """The seq and stdin end offset of this call's command: the one sent ahead for it, or
+        one sent now (then whatever was sent ahead is not wanted: its replies are dropped)."""
+        if self.pipeline > 1:
+            self._send_ahead(proc)
+            if self._ahead and self._ahead[0][2].matches(operation, payload, case, observe):
+                seq, end, _ = self._ahead.popleft()
+                return seq, end
+            if self._ahead or self._todo:  # the plan went wrong: one at a time from here
+                self._dropped.update(seq for seq, _, _ in self._ahead)
+                for seq, _, _ in self._ahead:
+                    self._sent.pop(seq, None)
+                self._ahead.clear()
+                self._todo.clear()
+                self._plan = None
+        return self._send(proc, PlannedCall(operation, payload, case, observe))
+
+    def _send(self, proc: _Process, call: PlannedCall) -> tuple[int, int]:
+        self._seq += 1
+        self._owner[self._seq] = (call.case, call.operation)
+        line = encode(RunCommand(self._seq, call.operation, call.payload, call.case,
+                                 OBSERVE if call.observe else ()))
+        self._sent[self._seq] = line.rstrip("\n")
+        return self._seq, proc.queue_command(line)
+
+    def _send_ahead(self, proc: _Process) -> None:
+        """Keep up to ``pipeline`` planned commands in flight (writes that do not block)."""
+        while len(self._ahead) < self.pipeline:
+            if not self._todo:
+                call = next(self._plan, None) if self._plan is not None else None
+                if call is None:
+                    return
+                self._todo.append(call)
+            call = self._todo.popleft()
+            seq, end = self._send(proc, call)
+            self._ahead.append((seq, end, call))
+
+    def _timed_out(self, reason: str, transcript: list[str]) -> Errored:
+        """A timed-out call; after ``max_timeouts`` in a row the breaker opens: every later call
+        is errored unrun, with the reason (docs/RELIABILITY.md)."""
+        self._timeouts += 1
+        errored = self._fail(reason, transcript)
+        if self.max_timeouts > 0 and self._timeouts >= self.max_timeouts:
+            self._unresponsive = (
+                f"not run: adapter unresponsive ({self._timeouts} calls in a row timed out, the "
+                f"last: {reason}); the remaining cases are not sent to it (--max-timeouts)")
+        return errored
 
     def pop_late(self, case: str | None, operation: str) -> tuple[str, ...]:
         """Transcript lines of replies to ``case``'s command that came after its reply was
@@ -393,8 +516,14 @@ class SubprocessTarget:
         except ProtocolViolation:
             return False
         seq = reply.get("seq") if isinstance(reply, dict) else None
-        last = self._seq if settled else self._seq - 1  # replies taken so far
-        if type(seq) is not int or seq > last or seq not in self._owner:
+        if type(seq) is not int:
+            return False
+        if seq in self._dropped:  # sent ahead for a call that was not made: the reply is
+            self._dropped.discard(seq)  # not wanted (a second one would be late, as below)
+            self._answered = max(self._answered, seq)
+            return True
+        last = self._seq if settled else self._answered  # replies taken so far
+        if seq > last or seq not in self._owner:
             return False
         late = self._late.setdefault(self._owner[seq], [])
         if not late:
@@ -413,6 +542,14 @@ class SubprocessTarget:
         proc, self._proc = self._proc, None
         assert proc is not None
         proc.kill()
+        # commands sent ahead died with the process: sent again (to the restarted program) when
+        # their calls come; replies still owed were lost with it
+        self._todo.extendleft(reversed([call for _, _, call in self._ahead]))
+        for seq, _, _ in self._ahead:
+            self._sent.pop(seq, None)
+        self._ahead.clear()
+        self._dropped.clear()
+        self._answered = self._seq
         lines = (*transcript, *("stderr: " + _clip(s) for s in proc.drain_stderr()))
         return Errored(reason, lines)
 
@@ -428,6 +565,7 @@ class SubprocessTarget:
         line = encode(StartCommand(__version__))
         deadline = time.monotonic() + self.start_timeout
         noise = 0
+        received = ""
         try:
             proc.send(line, deadline)
             while True:
@@ -446,6 +584,7 @@ class SubprocessTarget:
                     raise ProtocolViolation(f"it wrote more than {self.limits.noise_lines} "
                                             "blank lines before answering")
             assert isinstance(reply, str)
+            received = reply
             implementation = parse_started(reply)
         except (queue.Empty, TimeoutError):
             proc.kill()
@@ -460,6 +599,8 @@ class SubprocessTarget:
             raise HarnessError(
                 "IMPL_START_FAILED",
                 f"{self.command!r} failed the handshake: {exc}"
+                + (f"\nreceived: {_clip(received.rstrip())}\nexpected: {HANDSHAKE_EXAMPLE}"
+                   if received else "")
                 + (f"\n--- its stderr ---\n{stderr}" if stderr else ""),
             ) from exc
         except BaseException:  # Ctrl-C or SIGTERM during start-up: leave nothing running
