@@ -32,6 +32,10 @@ from agent_tck.harness.outcome import CallResult, Errored, Observed, Output, Rej
 from agent_tck.reference_impl import strict_json
 
 PROTOCOL_VERSION = 1
+#: What a start reply looks like (vectors/PROTOCOL.md), for a handshake error to show.
+HANDSHAKE_EXAMPLE = ('one line, {"protocol": 1, "implementation": {"name": "...", "language": '
+                     '"..."}, "operations": ["family.operation", ...]}, then nothing until the '
+                     'first run command')
 #: Protocol 1.1 observation capability: what an adapter can report beyond a result (BO-008).
 OBSERVE = ("input-after", "repeat")
 

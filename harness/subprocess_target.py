@@ -10,7 +10,8 @@ Reply framing is deterministic: a reply is matched to its command by ``seq``. A 
 the ``seq`` of an earlier command (an adapter that answered twice) is attributed to the case that
 owns that ``seq`` - never to the case whose reply is awaited - and the runner learns of it through
 :meth:`SubprocessTarget.pop_late`. Nothing depends on when a line arrives: the runner never peeks
-for "more output" between cases.
+for "more output" between cases. An adapter that declares ``"pipeline"`` is sent the runner's
+planned commands ahead (:meth:`SubprocessTarget.plan`); K timeouts in a row open a breaker.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from agent_tck.harness import __version__
 from agent_tck.harness.errors import HarnessError
 from agent_tck.harness.outcome import CallResult, Errored, Observed
 from agent_tck.harness.protocol import (
+    HANDSHAKE_EXAMPLE,
     OBSERVE,
     Implementation,
     ProtocolViolation,
@@ -53,12 +55,6 @@ MAX_FAILED_STARTS = 3  # restarts that fail in a row before the rest of the run 
 MAX_TIMEOUTS = 3
 #: Commands in flight at once for an adapter that declares "pipeline" (vectors/PROTOCOL.md)
 PIPELINE_DEPTH = 16
-
-
-#: What a start reply looks like (vectors/PROTOCOL.md), for a handshake error to show.
-HANDSHAKE_EXAMPLE = ('one line, {"protocol": 1, "implementation": {"name": "...", "language": '
-                     '"..."}, "operations": ["family.operation", ...]}, then nothing until the '
-                     'first run command')
 
 
 
@@ -193,8 +189,6 @@ class _Process:
                 written = os.write(fd, self._pending)
             except BlockingIOError:
                 written = 0
-            except ValueError as exc:  # closed
-                raise OSError(str(exc)) from None
             if written:
                 del self._pending[:written]
                 continue
@@ -206,8 +200,7 @@ class _Process:
             self._writable.poll(max(1, int(remaining * 1000)))  # POLLERR: the write then raises
 
     def send(self, text: str, deadline: float) -> None:
-        """Write one command by ``deadline``; raises TimeoutError when the program does not read
-        it in time, OSError when its stdin is closed."""
+        """Write one command by ``deadline`` (else TimeoutError; OSError: stdin closed)."""
         self.flush(self.queue_command(text), deadline)
 
     def receive(self, deadline: float) -> object:
@@ -292,7 +285,6 @@ class SubprocessTarget:
         self._env = {**os.environ, **(env or {})}
         self._seq = 0
         self._owner: dict[int, tuple[str | None, str]] = {}  # seq -> (case, operation)
-        self._sent: dict[int, str] = {}  # seq -> the command line, until its call is made
         self._late: dict[tuple[str | None, str], list[str]] = {}
         self._proc: _Process | None = None
         self.restarts = 0
@@ -302,7 +294,8 @@ class SubprocessTarget:
         self._unresponsive: str | None = None  # why the breaker opened, once it has
         self._todo: deque[PlannedCall] = deque()  # planned calls not sent yet, in order
         self._plan: Iterator[PlannedCall] | None = None
-        self._ahead: deque[tuple[int, int, PlannedCall]] = deque()  # (seq, end offset, call)
+        # sent ahead: ((seq, stdin end offset, line), call)
+        self._ahead: deque[tuple[tuple[int, int, str], PlannedCall]] = deque()
         self._dropped: set[int] = set()  # sent ahead, then not called for: reply not wanted
         self._answered = 0  # every seq up to this one has had its reply taken
         self.implementation = self._start(first=True)
@@ -359,8 +352,8 @@ class SubprocessTarget:
         assert proc is not None
         if self.pipeline <= 1:
             proc.drain_stderr()  # stderr of earlier cases is theirs, not this one's
-        seq, end = self._claim(proc, operation, payload, case, observe)
-        transcript.append(">> " + _clip(self._sent.pop(seq)))
+        seq, end, line = self._claim(proc, operation, payload, case, observe)
+        transcript.append(">> " + _clip(line.rstrip("\n")))
         # one budget for the whole exchange: writing the command and reading its reply
         deadline = time.monotonic() + self.timeout
         try:
@@ -371,8 +364,7 @@ class SubprocessTarget:
                                    transcript)
         except OSError as exc:
             return self._fail(f"could not write the command ({exc})", transcript)
-        if self.pipeline > 1:
-            self._send_ahead(proc)
+        self._send_ahead(proc)
         result = self._await(proc, seq, observe, deadline, transcript)
         if self.pipeline > 1 and self._proc is not None:
             proc.drain_stderr()  # what came before this reply was this case's (best effort)
@@ -395,7 +387,7 @@ class SubprocessTarget:
                 return self._fail(f"the implementation {what}", transcript)
             if isinstance(item, _Breach):
                 return self._fail(item.reason, transcript)
-            if item is _BLANK or self._stray(item):  # tolerated, but within a budget
+            if item is _BLANK or (isinstance(item, str) and self._stray(item)):  # in a budget
                 noise += 1
                 if noise > self.limits.noise_lines:
                     return self._fail(f"the implementation wrote more than "
@@ -415,46 +407,40 @@ class SubprocessTarget:
             return result
 
     def _claim(self, proc: _Process, operation: str, payload: Any, case: str | None,
-               observe: bool) -> tuple[int, int]:
-        """The seq and stdin end offset of this call's command: the one sent ahead for it, or
-        one sent now (then whatever was sent ahead is not wanted: its replies are dropped)."""
+               observe: bool) -> tuple[int, int, str]:
+        """The seq, stdin end offset and line of this call's command: the one sent ahead for
+        it, or one sent now (then whatever was sent ahead is not wanted: replies dropped)."""
         if self.pipeline > 1:
             self._send_ahead(proc)
-            if self._ahead and self._ahead[0][2].matches(operation, payload, case, observe):
-                seq, end, _ = self._ahead.popleft()
-                return seq, end
+            if self._ahead and self._ahead[0][1].matches(operation, payload, case, observe):
+                return self._ahead.popleft()[0]
             if self._ahead or self._todo:  # the plan went wrong: one at a time from here
-                self._dropped.update(seq for seq, _, _ in self._ahead)
-                for seq, _, _ in self._ahead:
-                    self._sent.pop(seq, None)
+                self._dropped.update(sent[0] for sent, _ in self._ahead)
                 self._ahead.clear()
                 self._todo.clear()
                 self._plan = None
         return self._send(proc, PlannedCall(operation, payload, case, observe))
 
-    def _send(self, proc: _Process, call: PlannedCall) -> tuple[int, int]:
+    def _send(self, proc: _Process, call: PlannedCall) -> tuple[int, int, str]:
         self._seq += 1
         self._owner[self._seq] = (call.case, call.operation)
         line = encode(RunCommand(self._seq, call.operation, call.payload, call.case,
                                  OBSERVE if call.observe else ()))
-        self._sent[self._seq] = line.rstrip("\n")
-        return self._seq, proc.queue_command(line)
+        return self._seq, proc.queue_command(line), line
 
     def _send_ahead(self, proc: _Process) -> None:
         """Keep up to ``pipeline`` planned commands in flight (writes that do not block)."""
-        while len(self._ahead) < self.pipeline:
+        while self.pipeline > 1 and len(self._ahead) < self.pipeline:
             if not self._todo:
                 call = next(self._plan, None) if self._plan is not None else None
                 if call is None:
                     return
                 self._todo.append(call)
             call = self._todo.popleft()
-            seq, end = self._send(proc, call)
-            self._ahead.append((seq, end, call))
+            self._ahead.append((self._send(proc, call), call))
 
     def _timed_out(self, reason: str, transcript: list[str]) -> Errored:
-        """A timed-out call; after ``max_timeouts`` in a row the breaker opens: every later call
-        is errored unrun, with the reason (docs/RELIABILITY.md)."""
+        """A timeout; ``max_timeouts`` in a row open the breaker (docs/RELIABILITY.md)."""
         self._timeouts += 1
         errored = self._fail(reason, transcript)
         if self.max_timeouts > 0 and self._timeouts >= self.max_timeouts:
@@ -544,9 +530,7 @@ class SubprocessTarget:
         proc.kill()
         # commands sent ahead died with the process: sent again (to the restarted program) when
         # their calls come; replies still owed were lost with it
-        self._todo.extendleft(reversed([call for _, _, call in self._ahead]))
-        for seq, _, _ in self._ahead:
-            self._sent.pop(seq, None)
+        self._todo.extendleft(reversed([call for _, call in self._ahead]))
         self._ahead.clear()
         self._dropped.clear()
         self._answered = self._seq
