@@ -1,8 +1,8 @@
 """Benchmark: the CPU one seeded fault costs the mutation run, by how much of the kit it
 re-imports and how many cases it runs.
 
-Three ways, measured side by side in one process (the machine is shared and noisy), over the
-same sample of faults, interleaved, each fault in a forked child as ``harness.mutation.mutants`` runs it:
+Three ways, measured side by side in one process (the machine is shared and noisy), over the same
+sample of faults, interleaved, each fault in a forked child as ``harness.mutation.mutants`` runs it:
 
 * ``dependents``: what the runner does: only the mutated module and the modules depending on
   it are imported afresh, and only the cases citing the fault's rules run;

@@ -179,6 +179,9 @@ def _add_run_options(p: argparse.ArgumentParser) -> None:
                         "reports/<implementation-name>/latest)")
     p.add_argument("--timeout", type=positive_seconds, default=10.0, metavar="SECONDS",
                    help="per-case timeout for --impl (default 10)")
+    p.add_argument("--max-timeouts", type=int, default=3, metavar="K",
+                   help="after K timeouts in a row the adapter is unresponsive: the remaining "
+                        "cases are errored unrun (default 3; 0: never)")
     p.add_argument("--strict", action="store_true",
                    help="SHOULD rules fail the run too")
     p.add_argument("--expect", type=Path, metavar="FILE",
@@ -200,6 +203,7 @@ def _run_command(args: argparse.Namespace) -> int:
         builtin_vectors=not args.only_vectors,
         report_dir=args.report_dir,
         timeout=args.timeout,
+        max_timeouts=args.max_timeouts,
         strict=args.strict,
         expect=args.expect,
     )

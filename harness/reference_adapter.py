@@ -81,6 +81,10 @@ def serve(stdin: IO[str], stdout: IO[str]) -> int:
         if command.get("cmd") == "stop":
             return 0
         reply = handle(command)
+        if command.get("cmd") == "start" and reply is not None:
+            # this loop reads each command when it is ready for it, so the runner may send
+            # commands ahead (a property of the loop, not of handle(): other loops reuse that)
+            reply["pipeline"] = True
         stdout.write(json.dumps(reply, ensure_ascii=False, separators=(",", ":")) + "\n")
         stdout.flush()
     return 0

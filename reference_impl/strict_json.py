@@ -7,10 +7,28 @@ surrogates (``"\\ud800"``) into strings no UTF-8 writer can encode, turns ``1e40
 raises ``RecursionError`` on deep nesting and a bare ``ValueError`` on integers of more than 4,300
 digits. :func:`loads` refuses each with a :class:`StrictJSONError` that says what and where.
 
-Cost: valid input pays one pass of the C scanner (without ``JSONDecoder.decode``'s wrappers) plus
-an ``object_pairs_hook`` per object and two ``str.count`` scans (none for a text too short to nest
-too deep); the depth scan and the surrogate walk run only when those scans say the input could hold
-the defect. Pure: no file, socket or clock.
+Two paths, one contract. The fast path parses with msgspec's native decoder (measured beside
+orjson in benchmarks/bench_strict_json.py: as fast, and it keeps integers past 64 bits exact where
+orjson turns them into floats), which itself refuses NaN, Infinity, numbers out of range, lone
+surrogates, invalid UTF-8, a BOM and trailing data. What it cannot see is checked without a
+second parse, on one C pass that keeps the text's skeleton (quotes, brackets, colons, commas,
+digits as zeros):
+
+- duplicate keys: the native decoder keeps the last of two, so the dropped pair is missing from
+  the value. The value encoded again (native, faster than the parse) holds one ``:`` per pair plus
+  the colons inside strings, which are the text's own (no JSON escape but ``\\u003a`` makes a
+  colon; the ``\\u003X`` escapes are counted as if each were one): fewer colons than that means
+  a pair was dropped, more an escape was not a colon (then the stdlib path decides);
+- an integer of over :data:`MAX_INT_DIGITS` digits: a run of zeros in the skeleton (confirmed on
+  the text), looked for only in a text long enough to hold one;
+- depth: a bracket count, and only past :data:`MAX_DEPTH` brackets the skeleton peeled level by
+  level (:func:`_deeper`).
+
+Whatever the fast path refuses or cannot vouch for goes to the stdlib path (:func:`_slow`: the C
+scanner without ``JSONDecoder.decode``'s wrappers, an ``object_pairs_hook`` per object), which
+alone decides it and words every refusal: reasons, lines, columns and pointers are the stdlib
+path's (tests/test_strict_json_differential.py holds the two paths to it). Pure: no file,
+socket or clock.
 """
 
 from __future__ import annotations
@@ -18,8 +36,11 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 #: Deepest nesting of arrays and objects accepted. Far above any real request, log line or vector
 #: (they stay under 20), far below the interpreter's recursion limit, so every later walker is safe.
@@ -31,6 +52,18 @@ MAX_INT_DIGITS = 1000
 
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 _TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
+# The skeleton of a text: its quotes, brackets, colons, commas and backslashes, and its digits as
+# zeros (a comma or a bracket ends every integer literal, so a run of zeros is at least as long as
+# the longest integer; an escaped colon, \u003a, leaves \000); the rest is deleted in one pass.
+_DIGITS_AS_ZERO = bytes.maketrans(b"123456789", b"000000000")
+_NOT_SKELETON = bytes(c for c in range(256) if c not in b'"[]{}:,\\0123456789')
+_NOT_BRACKET_OR_QUOTE = b":,\\0"
+_AS_PARENS = bytes.maketrans(b"[{]}", b"(())")
+_NATIVE_DECODE = msgspec.json.decode
+_NATIVE_ENCODE = msgspec.json.encode
+_LONG_INT = b"0" * (MAX_INT_DIGITS + 1)
+#: Returned by _fast when the native path cannot vouch for the input; the stdlib path decides.
+_UNDECIDED: Any = object()
 
 
 @dataclass(frozen=True, eq=False)
@@ -90,9 +123,11 @@ _SHORT_DECODER = json.JSONDecoder(
 )
 
 
-_SCAN = _DECODER.scan_once
-_SCAN_SHORT = _SHORT_DECODER.scan_once
-_WHITESPACE = json.decoder.WHITESPACE.match  # the decoder's own notion of blank: " \t\n\r"
+_SCAN: Callable[[str, int], tuple[Any, int]] = _DECODER.scan_once  # type: ignore[attr-defined]
+_SCAN_SHORT: Callable[[str, int], tuple[Any, int]] = (
+    _SHORT_DECODER.scan_once)  # type: ignore[attr-defined]
+# the decoder's own notion of blank: " \t\n\r"
+_WHITESPACE: Callable[[str, int], re.Match[str]] = json.decoder.WHITESPACE.match  # type: ignore[attr-defined]
 _BLANK = " \t\n\r"  # "" is in it too: an empty text goes through the match (and fails)
 
 
@@ -144,22 +179,101 @@ def _encodable(text: str) -> bool:
     return True
 
 
+def _fast(data: str | bytes | bytearray, max_depth: int) -> Any:
+    """The value when the native decoder accepts ``data`` and the checks it cannot make pass;
+    otherwise :data:`_UNDECIDED` (never a refusal: only the stdlib path words those)."""
+    try:
+        value = _NATIVE_DECODE(data)
+    except (ValueError, RecursionError):  # a DecodeError is a ValueError; so is a raw surrogate
+        return _UNDECIDED                 # in a str (UnicodeEncodeError)
+    if type(value) is not dict and type(value) is not list:  # a scalar: no pair, no depth
+        return _UNDECIDED if type(value) is int and len(data) > MAX_INT_DIGITS else value
+    if len(data) <= MAX_INT_DIGITS:  # too short for an over-long integer: counts on the text
+        if isinstance(data, str):
+            colons = data.count(":")
+            if colons:
+                colons += data.count("\\u003")
+        else:
+            colons = data.count(b":")
+            if colons:
+                colons += data.count(b"\\u003")
+        if colons and _NATIVE_ENCODE(value).count(b":") != colons:
+            return _UNDECIDED  # see _fast_long
+        if len(data) <= 2 * max_depth + 1:  # too short to hold 2 * (max_depth + 1) brackets
+            return value
+        raw = data.encode("utf-8") if isinstance(data, str) else bytes(data)
+        if raw.count(b"[") + raw.count(b"{") > max_depth and _deeper(
+                raw, raw.translate(_DIGITS_AS_ZERO, _NOT_SKELETON), max_depth):
+            return _UNDECIDED
+        return value
+    return _fast_long(data.encode("utf-8") if isinstance(data, str) else bytes(data), value,
+                      max_depth)  # encodable: it parsed
+
+
+def _fast_long(raw: bytes, value: Any, max_depth: int) -> Any:
+    """:func:`_fast` on a text long enough to hold an over-long integer: its checks on the text's
+    skeleton (one pass over the text, then the few bytes it keeps)."""
+    skeleton = raw.translate(_DIGITS_AS_ZERO, _NOT_SKELETON)
+    if _LONG_INT in skeleton and _LONG_INT in raw.translate(_DIGITS_AS_ZERO):
+        return _UNDECIDED  # maybe an integer of too many digits (or a long number in a string)
+    # duplicate keys: the value written again holds a colon per pair plus its strings' colons,
+    # the text's literal ones and its escaped ones (\u003a, at most the \u003X escapes)
+    colons = skeleton.count(b":")
+    if colons:
+        if b"\\000" in skeleton:
+            colons += raw.count(b"\\u003")
+        if _NATIVE_ENCODE(value).count(b":") != colons:
+            return _UNDECIDED  # a pair was dropped (a duplicate key), or an escape misjudged
+    if skeleton.count(b"[") + skeleton.count(b"{") > max_depth and _deeper(
+            raw, skeleton, max_depth):
+        return _UNDECIDED
+    return value
+
+
+def _deeper(raw: bytes, skeleton: bytes, max_depth: int) -> bool:
+    """Whether the valid JSON text ``raw`` (its ``skeleton``) nests deeper than ``max_depth``,
+    at C speed: cut it to its structural brackets, then peel one level per pass (a pass removes
+    every innermost pair, so the passes are the depth)."""
+    if b'\\"' in skeleton and b'\\"' in raw:  # an escaped quote does not end its string:
+        raw = raw.replace(b"\\\\", b"").replace(b'\\"', b"")  # drop the escapes hiding one
+        skeleton = raw.translate(_DIGITS_AS_ZERO, _NOT_SKELETON)
+    # adjacent quotes go in pairs (the parity of every bracket, inside or outside a string, is
+    # kept); quotes left over mean brackets inside strings: cut those strings
+    skeleton = skeleton.translate(None, _NOT_BRACKET_OR_QUOTE).replace(b'""', b"")
+    if b'"' in skeleton:
+        skeleton = b"".join(skeleton.split(b'"')[::2])
+    skeleton = skeleton.translate(_AS_PARENS)
+    for _ in range(max_depth):
+        if not skeleton:
+            return False
+        skeleton = skeleton.replace(b"()", b"")
+    return bool(skeleton)
+
+
 def loads(data: str | bytes, *, max_depth: int = MAX_DEPTH, lone_surrogates: bool = False) -> Any:
     """Parse one JSON text strictly; raise :class:`StrictJSONError` for anything not plain JSON.
 
     ``lone_surrogates=True`` admits ``\\udXXX`` escapes that pair with nothing: only for a
     stream this kit wrote itself (``results.jsonl`` keeps an adapter's lone surrogates escaped).
     """
+    value = _fast(data, max_depth)
+    if value is not _UNDECIDED:
+        return value
+    return _slow(data, max_depth, lone_surrogates)
+
+
+def _slow(data: str | bytes, max_depth: int, lone_surrogates: bool) -> Any:
+    """The stdlib path: decides every input the fast path did not, and words every refusal."""
     # type() first: the log reader hands in a str per line, and isinstance against a union costs
     # several times the parse of a short line's envelope
-    from_bytes = type(data) is not str and isinstance(data, (bytes, bytearray))
-    if from_bytes:
+    from_bytes = type(data) is not str
+    if isinstance(data, str):
+        text = data
+    else:
         try:
             text = bytes(data).decode("utf-8")
         except UnicodeDecodeError as exc:
             raise StrictJSONError(f"not UTF-8: byte {exc.start} cannot be decoded") from None
-    else:
-        text = data
     size = len(text)
     # A text of at most max_depth characters cannot open max_depth + 1 levels: no scan.
     if size > max_depth and (deep_at := _too_deep(text, max_depth)) is not None:

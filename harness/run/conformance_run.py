@@ -43,10 +43,11 @@ class RunRequest:
     timeout: float = 10.0
     strict: bool = False
     expect: Path | None = None
+    max_timeouts: int = 3  # consecutive timeouts before the adapter is taken as unresponsive
 
 
-def open_target(impl: str | None, timeout: float = 10.0) -> tuple[Target, dict[str, Any],
-                                                                   dict[str, Any]]:
+def open_target(impl: str | None, timeout: float = 10.0,
+                max_timeouts: int = 3) -> tuple[Target, dict[str, Any], dict[str, Any]]:
     """(target, target info, implementation metadata) for ``--impl`` or the reference."""
     if impl is None:
         from agent_tck.harness.reference_adapter import handle
@@ -57,7 +58,7 @@ def open_target(impl: str | None, timeout: float = 10.0) -> tuple[Target, dict[s
         return target, {"kind": "in-process"}, meta
     from agent_tck.harness.run.subprocess_target import SubprocessTarget
 
-    sub = SubprocessTarget(impl, timeout=timeout)
+    sub = SubprocessTarget(impl, timeout=timeout, max_timeouts=max_timeouts)
     return sub, {"kind": "subprocess", "command": impl}, sub.implementation.to_json()
 
 
@@ -170,7 +171,8 @@ def run_suite(request: RunRequest, out: Console = sys.stdout,
     ):
         raise HarnessError("USAGE", "--report-dir names a file, not a folder",
                            str(request.report_dir))
-    target, target_info, implementation = open_target(request.impl, request.timeout)
+    target, target_info, implementation = open_target(request.impl, request.timeout,
+                                                       request.max_timeouts)
     empty = covers_no_must(target.operations, cases, catalogue)
     if empty:  # issue 26 item 6: an empty adapter certifies nothing, so it never exits 0
         target.close()

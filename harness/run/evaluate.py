@@ -42,7 +42,7 @@ from agent_tck.harness.run.results import (
     summarize,
     worst,
 )
-from agent_tck.harness.run.targets import Target
+from agent_tck.harness.run.targets import PlannedCall, Target
 from agent_tck.harness.run.verdicts import declared_families, shape
 
 #: Rules no single reply can show, with the protocol 1.1 observations that test them. BO-008:
@@ -147,11 +147,10 @@ def judge(target: Target, case: Case, expectation: Expectation,
     """
     observable = observes(target) if observable is None else observable
     rules = case.rules_for(expectation)
-    cited = sorted(OBSERVED_RULES.keys() & set(rules))
     if expectation.operation not in target.operations:
         return Judgment("not-applicable", f"the implementation does not declare "
                                           f"{expectation.operation}"), False
-    observe = observable and (bool(cited) or observed_operation(expectation.operation))
+    observe = _observe(case, expectation, observable)
     result = target.call(expectation.operation, case.input, case.id, observe=observe)
     extra: list[Any] = []
     transcript: tuple[str, ...] = ()
@@ -181,6 +180,24 @@ def failures(target: Target, cases: Iterable[Case],
 
 
 # --- the whole run: the results stream ----------------------------------------------------------
+
+
+def _observe(case: Case, expectation: Expectation, observable: bool) -> bool:
+    """Whether :func:`judge` asks for the protocol 1.1 observations on this call: with the
+    capability, for a case citing BO-008 and for every observed operation."""
+    cited = OBSERVED_RULES.keys() & set(case.rules_for(expectation))
+    return observable and (bool(cited) or observed_operation(expectation.operation))
+
+
+def planned_calls(target: Target, cases: Iterable[Case],
+                  observable: bool) -> Iterator[PlannedCall]:
+    """The calls :func:`judge` makes for ``cases``, in order: a prediction, which a pipelining
+    target checks call by call (a call that differs is made one at a time, never misanswered)."""
+    for case in cases:
+        for expectation in case.expect:
+            if expectation.operation in target.operations:
+                yield PlannedCall(expectation.operation, case.input, case.id,
+                                  _observe(case, expectation, observable))
 
 
 def case_result(seq: int, case: Case, expectation: Expectation, judgment: Judgment,
@@ -251,6 +268,9 @@ def run_cases(
     yield header
     held = _Held(target, baseline, on_result)
     observable = observes(target)
+    plan = getattr(target, "plan", None)  # a pipelining target sends these commands ahead
+    if plan is not None:
+        plan(planned_calls(target, cases, observable))
     seq = 0
     try:
         for case in cases:

@@ -22,7 +22,9 @@ same list, and the reply adds ``"observed": {"repeat": {"output"|"error": ...},
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 from agent_tck.harness.common.jsonschema_util import pointer, validator
@@ -30,6 +32,10 @@ from agent_tck.harness.run.outcome import CallResult, Errored, Observed, Output,
 from agent_tck.reference_impl import strict_json
 
 PROTOCOL_VERSION = 1
+#: What a start reply looks like (vectors/PROTOCOL.md), for a handshake error to show.
+HANDSHAKE_EXAMPLE = ('one line, {"protocol": 1, "implementation": {"name": "...", "language": '
+                     '"..."}, "operations": ["family.operation", ...]}, then nothing until the '
+                     'first run command')
 #: Protocol 1.1 observation capability: what an adapter can report beyond a result (BO-008).
 OBSERVE = ("input-after", "repeat")
 
@@ -87,6 +93,8 @@ class Implementation:
     homepage: str = ""
     operations: frozenset[str] = frozenset()
     observe: frozenset[str] = frozenset()
+    #: it takes commands before it has answered earlier ones (``"pipeline": true``)
+    pipeline: bool = False
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"name": self.name, "version": self.version,
@@ -96,6 +104,8 @@ class Implementation:
         out["operations"] = sorted(self.operations)
         if self.observe:
             out["observe"] = sorted(self.observe)
+        if self.pipeline:
+            out["pipeline"] = True
         return out
 
 
@@ -112,10 +122,37 @@ def decode(line: str) -> Any:
         raise ProtocolViolation(f"reply is not strict JSON ({exc}): {line[:200]!r}") from exc
 
 
-def _check(instance: Any, definition: str) -> None:
+@cache
+def _validator(definition: str) -> Any:
+    """The response schema's ``definition``, compiled once (not per reply)."""
     schema = validator("protocol/response.schema.json")
-    sub = schema.evolve(schema={"$ref": f"#/$defs/{definition}", **schema.schema})
-    errors = sorted(sub.iter_errors(instance), key=lambda e: list(e.path))
+    return schema.evolve(schema={"$ref": f"#/$defs/{definition}", **schema.schema})
+
+
+_ERROR_CODE = re.compile(r"[A-Z][A-Z0-9_]*")
+
+
+def _plain_result(reply: dict[str, Any]) -> bool:
+    """Whether ``reply`` is one of the common result shapes the schema accepts, decided
+    without it: a positive integer seq and an output, or an error with a string code (and a
+    string message and pointer, if any), and nothing observed. False means "ask the schema"."""
+    seq = reply.get("seq")
+    if type(seq) is not int or seq < 1 or "observed" in reply:
+        return False
+    if "output" in reply:
+        return "error" not in reply and "crashed" not in reply
+    err = reply.get("error")
+    if type(err) is not dict or "crashed" in reply:
+        return False
+    code = err.get("code")
+    return (type(code) is str and _ERROR_CODE.fullmatch(code) is not None
+            and type(err.get("message", "")) is str and type(err.get("pointer", "")) is str)
+
+
+def _check(instance: Any, definition: str) -> None:
+    if definition == "result" and type(instance) is dict and _plain_result(instance):
+        return
+    errors = sorted(_validator(definition).iter_errors(instance), key=lambda e: list(e.path))
     if errors:
         err = errors[0]
         raise ProtocolViolation(
@@ -140,6 +177,7 @@ def parse_started(line: str) -> Implementation:
         homepage=impl.get("homepage", ""),
         operations=frozenset(reply["operations"]),
         observe=frozenset(reply.get("observe", ())),
+        pipeline=reply.get("pipeline") is True,
     )
 
 
@@ -151,9 +189,18 @@ def parse_result(line: str, expected_seq: int, observe: bool = False) -> CallRes
         raise ProtocolViolation(f"reply is not a JSON object: {line[:200]!r}")
     kinds = sorted({"output", "error", "crashed"} & reply.keys())
     if len(kinds) != 1:
+        if not kinds and {"protocol", "implementation", "operations"} & reply.keys():
+            raise ProtocolViolation(
+                f"expected the reply to run command seq {expected_seq} "
+                f"({{\"seq\": {expected_seq}, \"output\"|\"error\"|\"crashed\": ...}}); received "
+                f"a second start reply (the start command is answered once): {line[:200]!r}")
+        keys = ", ".join(sorted(reply)) or "none"
         raise ProtocolViolation(
             f"a run reply holds exactly one of output, error, crashed; this one holds "
-            f"{', '.join(kinds) or 'none'}"
+            f"{', '.join(kinds) or 'none'} (its keys: {keys}; expected {{\"seq\": "
+            f"{expected_seq}, \"output\": ...}}, {{\"seq\": {expected_seq}, \"error\": "
+            f"{{\"code\": ...}}}} or {{\"seq\": {expected_seq}, \"crashed\": "
+            f"{{\"message\": ...}}}})"
         )
     _check(reply, "result")
     if type(reply["seq"]) is not int:

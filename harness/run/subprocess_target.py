@@ -10,7 +10,8 @@ Reply framing is deterministic: a reply is matched to its command by ``seq``. A 
 the ``seq`` of an earlier command (an adapter that answered twice) is attributed to the case that
 owns that ``seq`` - never to the case whose reply is awaited - and the runner learns of it through
 :meth:`SubprocessTarget.pop_late`. Nothing depends on when a line arrives: the runner never peeks
-for "more output" between cases.
+for "more output" between cases. An adapter that declares ``"pipeline"`` is sent the runner's
+planned commands ahead (:meth:`SubprocessTarget.plan`); K timeouts in a row open a breaker.
 """
 
 from __future__ import annotations
@@ -18,12 +19,14 @@ from __future__ import annotations
 import contextlib
 import os
 import queue
+import select
 import shlex
 import signal
 import subprocess
 import threading
 import time
 from collections import deque
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,6 +34,7 @@ from agent_tck.harness import __version__
 from agent_tck.harness.common.errors import HarnessError
 from agent_tck.harness.run.outcome import CallResult, Errored, Observed
 from agent_tck.harness.run.protocol import (
+    HANDSHAKE_EXAMPLE,
     OBSERVE,
     Implementation,
     ProtocolViolation,
@@ -42,10 +46,17 @@ from agent_tck.harness.run.protocol import (
     parse_result,
     parse_started,
 )
+from agent_tck.harness.run.targets import PlannedCall
 
 _EOF = object()
 _TRANSCRIPT_LINE = 2000  # characters kept per transcript line
 MAX_FAILED_STARTS = 3  # restarts that fail in a row before the rest of the run is errored
+#: Consecutive timed-out calls after which the adapter is taken to be unresponsive (--max-timeouts)
+MAX_TIMEOUTS = 3
+#: Commands in flight at once for an adapter that declares "pipeline" (vectors/PROTOCOL.md)
+PIPELINE_DEPTH = 16
+
+
 
 
 @dataclass(frozen=True)
@@ -97,6 +108,15 @@ class _Process:
         )
         # bounded: a flood of output waits in the adapter's pipe, not in the runner's memory
         self.lines: queue.Queue[object] = queue.Queue(maxsize=limits.queued_lines)
+        # commands go out through a non-blocking pipe and poll(): no thread per call, and a
+        # program that stops reading costs the runner its deadline, never a blocked write
+        assert self.proc.stdin is not None
+        self._stdin_fd = self.proc.stdin.fileno()
+        os.set_blocking(self._stdin_fd, False)
+        self._writable = select.poll()
+        self._writable.register(self._stdin_fd, select.POLLOUT)
+        self._pending = bytearray()  # queued for stdin, not yet taken by the pipe
+        self.queued = 0  # bytes queued for stdin so far (the offset each command ends at)
         self.stderr: deque[str] = deque(maxlen=limits.stderr_lines)
         self._stderr_lock = threading.Lock()
         self._stop = threading.Event()
@@ -151,27 +171,37 @@ class _Process:
                 with self._stderr_lock:
                     self.stderr.append(text)
 
-    def send(self, text: str, deadline: float) -> None:
-        """Write one command; raises TimeoutError when the program does not read it in time
-        (a writer thread, so a full pipe never blocks the runner past its deadline)."""
-        assert self.proc.stdin is not None
-        stdin = self.proc.stdin
-        failure: list[BaseException] = []
+    def queue_command(self, text: str) -> int:
+        """Queue ``text`` for stdin and write what the pipe takes now; the offset it ends at."""
+        data = text.encode("utf-8")
+        self._pending += data
+        self.queued += len(data)
+        with contextlib.suppress(OSError, TimeoutError):
+            self.flush(self.queued, None)
+        return self.queued
 
-        def write() -> None:
+    def flush(self, upto: int, deadline: float | None) -> None:
+        """Write queued bytes until the first ``upto`` are in the pipe. Without a deadline, only
+        what the pipe takes now; past the deadline, TimeoutError (the program does not read)."""
+        fd = self._stdin_fd
+        while self._pending and self.queued - len(self._pending) < upto:
             try:
-                stdin.write(text.encode("utf-8"))
-                stdin.flush()
-            except (OSError, ValueError) as exc:
-                failure.append(exc)
+                written = os.write(fd, self._pending)
+            except BlockingIOError:
+                written = 0
+            if written:
+                del self._pending[:written]
+                continue
+            if deadline is None:
+                return
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise TimeoutError
+            self._writable.poll(max(1, int(remaining * 1000)))  # POLLERR: the write then raises
 
-        writer = threading.Thread(target=write, daemon=True)
-        writer.start()
-        writer.join(max(0.0, deadline - time.monotonic()))
-        if writer.is_alive():
-            raise TimeoutError
-        if failure:
-            raise OSError(str(failure[0]))
+    def send(self, text: str, deadline: float) -> None:
+        """Write one command by ``deadline`` (else TimeoutError; OSError: stdin closed)."""
+        self.flush(self.queue_command(text), deadline)
 
     def receive(self, deadline: float) -> object:
         """The next stdout item (str, _BLANK, _Breach or _EOF); raises queue.Empty at the
@@ -232,7 +262,13 @@ class SubprocessTarget:
         cwd: str | None = None,
         env: dict[str, str] | None = None,
         limits: Limits | None = None,
+        max_timeouts: int = MAX_TIMEOUTS,
+        pipeline: int | None = None,
     ) -> None:
+        """``max_timeouts``: consecutive timed-out calls after which the remaining calls are
+        errored unrun ("adapter unresponsive"; 0: never). ``pipeline``: commands in flight at
+        once; by default :data:`PIPELINE_DEPTH` for an adapter that declares ``"pipeline":
+        true`` in its start reply and 1 (one at a time) for any other."""
         self.command = command
         self.timeout = timeout
         # the start-up wait follows --timeout: three reply times (30 s at the default 10 s)
@@ -253,7 +289,18 @@ class SubprocessTarget:
         self._proc: _Process | None = None
         self.restarts = 0
         self._failed_starts = 0
+        self.max_timeouts = max_timeouts
+        self._timeouts = 0  # consecutive timed-out calls
+        self._unresponsive: str | None = None  # why the breaker opened, once it has
+        self._todo: deque[PlannedCall] = deque()  # planned calls not sent yet, in order
+        self._plan: Iterator[PlannedCall] | None = None
+        # sent ahead: ((seq, stdin end offset, line), call)
+        self._ahead: deque[tuple[tuple[int, int, str], PlannedCall]] = deque()
+        self._dropped: set[int] = set()  # sent ahead, then not called for: reply not wanted
+        self._answered = 0  # every seq up to this one has had its reply taken
         self.implementation = self._start(first=True)
+        self.pipeline = (pipeline if pipeline is not None
+                         else PIPELINE_DEPTH if self.implementation.pipeline else 1)
 
     # -- Target interface -----------------------------------------------------------------
 
@@ -279,8 +326,15 @@ class SubprocessTarget:
                 proc.kill()
             raise
 
+    def plan(self, calls: Iterable[PlannedCall]) -> None:
+        """The calls the runner will make, in order (lazily): with pipelining, their commands
+        are sent ahead. A call that turns out otherwise is still made, one at a time."""
+        self._plan = iter(calls)
+
     def _call(self, operation: str, payload: Any, case: str | None,
               observe: bool) -> CallResult | Observed:
+        if self._unresponsive is not None:
+            return Errored(self._unresponsive)
         transcript: list[str] = []
         if self._proc is None:
             if self._failed_starts >= MAX_FAILED_STARTS:
@@ -296,26 +350,36 @@ class SubprocessTarget:
                                (*transcript, *exc.message.splitlines()))
         proc = self._proc
         assert proc is not None
-        proc.drain_stderr()  # stderr of earlier cases is theirs, not this one's
-        self._seq += 1
-        self._owner[self._seq] = (case, operation)
-        line = encode(RunCommand(self._seq, operation, payload, case, OBSERVE if observe else ()))
+        if self.pipeline <= 1:
+            proc.drain_stderr()  # stderr of earlier cases is theirs, not this one's
+        seq, end, line = self._claim(proc, operation, payload, case, observe)
         transcript.append(">> " + _clip(line.rstrip("\n")))
         # one budget for the whole exchange: writing the command and reading its reply
         deadline = time.monotonic() + self.timeout
         try:
-            proc.send(line, deadline)
+            proc.flush(end, deadline)
         except TimeoutError:
-            return self._fail(f"the implementation did not read the command within "
-                              f"{self.timeout:g} s (timed out writing to its stdin)", transcript)
+            return self._timed_out(f"the implementation did not read the command within "
+                                   f"{self.timeout:g} s (timed out writing to its stdin)",
+                                   transcript)
         except OSError as exc:
             return self._fail(f"could not write the command ({exc})", transcript)
+        self._send_ahead(proc)
+        result = self._await(proc, seq, observe, deadline, transcript)
+        if self.pipeline > 1 and self._proc is not None:
+            proc.drain_stderr()  # what came before this reply was this case's (best effort)
+        return result
+
+    def _await(self, proc: _Process, seq: int, observe: bool, deadline: float,
+               transcript: list[str]) -> CallResult | Observed:
+        """The reply to ``seq``: stray and dropped replies and blank lines within a budget."""
         noise = 0
         while True:
             try:
                 item = proc.receive(deadline)
             except queue.Empty:
-                return self._fail(f"no reply within {self.timeout:g} s (timed out)", transcript)
+                return self._timed_out(f"no reply within {self.timeout:g} s (timed out)",
+                                       transcript)
             if item is _EOF:
                 status = proc.exit_status()
                 what = ("closed its stdout but is still running" if status is None
@@ -323,7 +387,7 @@ class SubprocessTarget:
                 return self._fail(f"the implementation {what}", transcript)
             if isinstance(item, _Breach):
                 return self._fail(item.reason, transcript)
-            if item is _BLANK or self._stray(item):  # tolerated, but within a budget
+            if item is _BLANK or (isinstance(item, str) and self._stray(item)):  # in a budget
                 noise += 1
                 if noise > self.limits.noise_lines:
                     return self._fail(f"the implementation wrote more than "
@@ -333,12 +397,57 @@ class SubprocessTarget:
             assert isinstance(item, str)
             transcript.append("<< " + _clip(item.rstrip("\n")))
             try:
-                result = parse_result(item, self._seq, observe)
+                result = parse_result(item, seq, observe)
             except ProtocolViolation as exc:
                 return self._fail(str(exc), transcript)
+            self._answered = seq
+            self._timeouts = 0
             if isinstance(result, Errored):
                 return Errored(result.reason, (*self._with_stderr(transcript), *result.transcript))
             return result
+
+    def _claim(self, proc: _Process, operation: str, payload: Any, case: str | None,
+               observe: bool) -> tuple[int, int, str]:
+        """The seq, stdin end offset and line of this call's command: the one sent ahead for
+        it, or one sent now (then whatever was sent ahead is not wanted: replies dropped)."""
+        if self.pipeline > 1:
+            self._send_ahead(proc)
+            if self._ahead and self._ahead[0][1].matches(operation, payload, case, observe):
+                return self._ahead.popleft()[0]
+            if self._ahead or self._todo:  # the plan went wrong: one at a time from here
+                self._dropped.update(sent[0] for sent, _ in self._ahead)
+                self._ahead.clear()
+                self._todo.clear()
+                self._plan = None
+        return self._send(proc, PlannedCall(operation, payload, case, observe))
+
+    def _send(self, proc: _Process, call: PlannedCall) -> tuple[int, int, str]:
+        self._seq += 1
+        self._owner[self._seq] = (call.case, call.operation)
+        line = encode(RunCommand(self._seq, call.operation, call.payload, call.case,
+                                 OBSERVE if call.observe else ()))
+        return self._seq, proc.queue_command(line), line
+
+    def _send_ahead(self, proc: _Process) -> None:
+        """Keep up to ``pipeline`` planned commands in flight (writes that do not block)."""
+        while self.pipeline > 1 and len(self._ahead) < self.pipeline:
+            if not self._todo:
+                call = next(self._plan, None) if self._plan is not None else None
+                if call is None:
+                    return
+                self._todo.append(call)
+            call = self._todo.popleft()
+            self._ahead.append((self._send(proc, call), call))
+
+    def _timed_out(self, reason: str, transcript: list[str]) -> Errored:
+        """A timeout; ``max_timeouts`` in a row open the breaker (docs/RELIABILITY.md)."""
+        self._timeouts += 1
+        errored = self._fail(reason, transcript)
+        if self.max_timeouts > 0 and self._timeouts >= self.max_timeouts:
+            self._unresponsive = (
+                f"not run: adapter unresponsive ({self._timeouts} calls in a row timed out, the "
+                f"last: {reason}); the remaining cases are not sent to it (--max-timeouts)")
+        return errored
 
     def pop_late(self, case: str | None, operation: str) -> tuple[str, ...]:
         """Transcript lines of replies to ``case``'s command that came after its reply was
@@ -393,8 +502,14 @@ class SubprocessTarget:
         except ProtocolViolation:
             return False
         seq = reply.get("seq") if isinstance(reply, dict) else None
-        last = self._seq if settled else self._seq - 1  # replies taken so far
-        if type(seq) is not int or seq > last or seq not in self._owner:
+        if type(seq) is not int:
+            return False
+        if seq in self._dropped:  # sent ahead for a call that was not made: the reply is
+            self._dropped.discard(seq)  # not wanted (a second one would be late, as below)
+            self._answered = max(self._answered, seq)
+            return True
+        last = self._seq if settled else self._answered  # replies taken so far
+        if seq > last or seq not in self._owner:
             return False
         late = self._late.setdefault(self._owner[seq], [])
         if not late:
@@ -413,6 +528,12 @@ class SubprocessTarget:
         proc, self._proc = self._proc, None
         assert proc is not None
         proc.kill()
+        # commands sent ahead died with the process: sent again (to the restarted program) when
+        # their calls come; replies still owed were lost with it
+        self._todo.extendleft(reversed([call for _, call in self._ahead]))
+        self._ahead.clear()
+        self._dropped.clear()
+        self._answered = self._seq
         lines = (*transcript, *("stderr: " + _clip(s) for s in proc.drain_stderr()))
         return Errored(reason, lines)
 
@@ -428,6 +549,7 @@ class SubprocessTarget:
         line = encode(StartCommand(__version__))
         deadline = time.monotonic() + self.start_timeout
         noise = 0
+        received = ""
         try:
             proc.send(line, deadline)
             while True:
@@ -446,6 +568,7 @@ class SubprocessTarget:
                     raise ProtocolViolation(f"it wrote more than {self.limits.noise_lines} "
                                             "blank lines before answering")
             assert isinstance(reply, str)
+            received = reply
             implementation = parse_started(reply)
         except (queue.Empty, TimeoutError):
             proc.kill()
@@ -460,6 +583,8 @@ class SubprocessTarget:
             raise HarnessError(
                 "IMPL_START_FAILED",
                 f"{self.command!r} failed the handshake: {exc}"
+                + (f"\nreceived: {_clip(received.rstrip())}\nexpected: {HANDSHAKE_EXAMPLE}"
+                   if received else "")
                 + (f"\n--- its stderr ---\n{stderr}" if stderr else ""),
             ) from exc
         except BaseException:  # Ctrl-C or SIGTERM during start-up: leave nothing running

@@ -10,10 +10,27 @@ from __future__ import annotations
 import json
 import traceback
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from agent_tck.harness.run.outcome import CallResult, Errored, Observed, Output, Rejected
 from agent_tck.harness.run.protocol import OBSERVE
+
+
+@dataclass(frozen=True)
+class PlannedCall:
+    """A call the runner will make, in order (``plan`` of a target that pipelines,
+    :meth:`harness.run.subprocess_target.SubprocessTarget.plan`): its command may
+    be sent before the call itself, and the call then only waits for the reply."""
+
+    operation: str
+    payload: Any
+    case: str | None
+    observe: bool = False
+
+    def matches(self, operation: str, payload: Any, case: str | None, observe: bool) -> bool:
+        return (self.operation == operation and self.case == case and self.observe == observe
+                and (self.payload is payload or self.payload == payload))
 
 
 class Target(Protocol):

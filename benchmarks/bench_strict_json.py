@@ -1,0 +1,128 @@
+"""Benchmark: the strict JSON reader against plain ``json.loads``. Not a test: it prints.
+
+    .venv/bin/python benchmarks/bench_strict_json.py [--rounds 7]
+
+Four corpora of what the kit reads from untrusted hands: adapter replies (one compact line per
+vector case, as the runner reads them), session-log lines (the check-log benchmark's recorded
+turn), provider request bodies (a 50-turn Messages conversation with tool calls, as the audit
+reads them) and the vector files themselves (pretty-printed, read once per run). Each is parsed
+by ``json.loads`` (the yardstick), by the two native parsers the fast path could stand on
+(orjson, msgspec: raw, no strictness), by ``strict_json.loads`` (the native fast path) and by
+its stdlib path alone (what every input paid before the fast path). Rounds are interleaved and
+each ratio is taken within its round (the machine is shared and noisy): the median is printed
+with the spread (lowest and highest round). Goal: ``strict_json.loads`` at least 1.5x of
+``json.loads``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "src"))  # agent_tck, when the checkout is not installed
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from agent_tck.reference_impl import strict_json  # noqa: E402
+
+
+def _replies() -> list[str]:
+    out: list[str] = []
+    for path in sorted((ROOT / "vectors").glob("*/*.json")):
+        for seq, case in enumerate(json.loads(path.read_text(encoding="utf-8")).get("cases", [])):
+            out.append(json.dumps({"seq": seq, "output": case.get("input")}, ensure_ascii=False,
+                                  separators=(",", ":")))
+    return out * 3
+
+
+def _log_lines() -> list[bytes]:
+    from bench_check_log import turn_fixture
+
+    from agent_tck.reference_impl.session_log import format as sl
+    from agent_tck.reference_impl.session_log import recorder as rec
+
+    events = [e.value for e in rec.record(turn_fixture()).log.events]
+    return [(sl.encode(e) + "\n").encode("utf-8") for e in events] * 300
+
+
+def _bodies(turns: int = 50) -> list[bytes]:
+    messages: list[dict[str, Any]] = []
+    for turn in range(turns):
+        messages.append({"role": "user", "content": [
+            {"type": "text", "text": f"Step {turn}: read the file and tell me what it says."}]})
+        messages.append({"role": "assistant", "content": [
+            {"type": "text", "text": "Let me read it. " * 5},
+            {"type": "tool_use", "id": f"toolu_{turn:04d}", "name": "read_file",
+             "input": {"path": f"docs/part-{turn}.md", "range": [1, 200]}}]})
+        messages.append({"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": f"toolu_{turn:04d}",
+             "content": [{"type": "text",
+                          "text": "# Part\n\nSome text, a list:\n- a\n- b\n" * 8}]}]})
+    body = {"model": "claude-sonnet-4-5", "max_tokens": 4096, "stream": True,
+            "system": [{"type": "text", "text": "You are a careful agent."}],
+            "tools": [{"name": "read_file", "description": "Read a file",
+                       "input_schema": {"type": "object",
+                                        "properties": {"path": {"type": "string"}}}}],
+            "messages": messages}
+    return [json.dumps(body).encode("utf-8")] * 60
+
+
+def _vector_files() -> list[str]:
+    return [p.read_text(encoding="utf-8") for p in sorted((ROOT / "vectors").glob("*/*.json"))] * 2
+
+
+def _parsers() -> dict[str, Callable[[Any], Any]]:
+    import msgspec
+    import orjson
+
+    return {
+        "json.loads": json.loads,
+        "orjson (raw)": orjson.loads,
+        "msgspec (raw)": msgspec.json.decode,
+        "strict": strict_json.loads,
+        "strict, stdlib path": lambda data: strict_json._slow(data, strict_json.MAX_DEPTH, False),
+    }
+
+
+def _time(fn: Callable[[Any], Any], corpus: list[Any]) -> float:
+    gc.collect()  # garbage left by the parser timed before is not charged to this one
+    started = time.process_time()  # CPU time: less of the other tenants' load than wall time
+    for item in corpus:
+        fn(item)
+    return time.process_time() - started
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=11)
+    args = parser.parse_args()
+    corpora = {"adapter replies": _replies(), "session-log lines": _log_lines(),
+               "request bodies": _bodies(), "vector files": _vector_files()}
+    parsers = _parsers()
+    for name, corpus in corpora.items():
+        for item in corpus:  # the contract: the same value as json.loads
+            assert strict_json.loads(item) == json.loads(item), name
+        size = sum(len(item) for item in corpus)
+        ratios: dict[str, list[float]] = {p: [] for p in parsers}
+        for _ in range(args.rounds):
+            base = _time(json.loads, corpus)
+            for pname, fn in parsers.items():
+                ratios[pname].append(base / _time(fn, corpus))
+        print(f"{name}: {len(corpus)} texts, {size / 1e6:.2f} MB; speed relative to json.loads, "
+              f"median [lowest-highest] over {args.rounds} rounds")
+        for pname, values in ratios.items():
+            if pname == "json.loads":
+                continue
+            print(f"  {pname:<20} {statistics.median(values):5.2f}x "
+                  f"[{min(values):.2f}-{max(values):.2f}]")
+
+
+if __name__ == "__main__":
+    main()
