@@ -24,7 +24,12 @@ CONFORMANT = "conformant"
 RECOMMENDED = "conformant, recommended"
 NOT_CONFORMANT = "not conformant"
 PARTIAL = "partial"  # a filtered run that would be conformant: it certifies only a part
-VERDICTS = (RECOMMENDED, CONFORMANT, NOT_CONFORMANT, PARTIAL)
+# A passive audit (agent-tck audit) certifies nothing: it says what it saw (issue 21 E)
+NO_VIOLATION = "no violation seen"
+VIOLATION = "violation seen"
+NOT_EXERCISED = "not exercised"
+VERDICTS = (RECOMMENDED, CONFORMANT, NOT_CONFORMANT, PARTIAL, NO_VIOLATION, VIOLATION,
+            NOT_EXERCISED)
 
 
 # --- the records --------------------------------------------------------------------------------
@@ -155,9 +160,20 @@ class Verdict:
 
     verdict: str
     failing: tuple[str, ...] = ()
+    requests: int | None = None  # an audit's verdict: the requests its rules were checked on
+
+    @property
+    def text(self) -> str:
+        """The verdict as shown: an audit's says on how many requests."""
+        if self.requests is not None and self.verdict in (NO_VIOLATION, VIOLATION):
+            return f"{self.verdict} in {self.requests} request{'s' if self.requests != 1 else ''}"
+        return self.verdict
 
     def to_json(self) -> dict[str, Any]:
-        return {"verdict": self.verdict, "failing": list(self.failing)}
+        out: dict[str, Any] = {"verdict": self.verdict, "failing": list(self.failing)}
+        if self.requests is not None:
+            out["requests"] = self.requests
+        return out
 
 
 @dataclass(frozen=True)
@@ -196,7 +212,8 @@ class Footer:
                                 and statuses.get(r.id, "untested") != "pass")
                 verdicts[family] = Verdict(value, failing if value == NOT_CONFORMANT else ())
             else:
-                verdicts[family] = Verdict(value["verdict"], tuple(value.get("failing") or ()))
+                verdicts[family] = Verdict(value["verdict"], tuple(value.get("failing") or ()),
+                                           value.get("requests"))
         return cls(raw["finished"], dict(raw["counts"]), statuses, verdicts, raw["exit_code"],
                    tuple(raw.get("stale_baseline") or ()))
 
@@ -342,7 +359,7 @@ def exit_code(rules: Iterable[Any], records: Iterable[Any], *, strict: bool = Fa
     return 1 if stale else 0
 
 
-__all__ = ["CASE_STATUSES", "CONFORMANT", "NOT_CONFORMANT", "PARTIAL", "RECOMMENDED",
-           "RESULTS_FORMAT", "RULE_STATUSES", "VERDICTS", "CaseResult", "Footer", "Header",
-           "Record", "RuleInfo", "RunSummary", "Verdict", "exit_code", "partial",
-           "rule_status", "summarize"]
+__all__ = ["CASE_STATUSES", "CONFORMANT", "NOT_CONFORMANT", "NOT_EXERCISED", "NO_VIOLATION",
+           "PARTIAL", "RECOMMENDED", "RESULTS_FORMAT", "RULE_STATUSES", "VERDICTS", "VIOLATION",
+           "CaseResult", "Footer", "Header", "Record", "RuleInfo", "RunSummary", "Verdict",
+           "exit_code", "partial", "rule_status", "summarize"]

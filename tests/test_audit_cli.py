@@ -89,6 +89,58 @@ def test_usage_and_input_errors_exit_2(argv: list[str], tmp_path: Path,
     assert info.value.code == 2
 
 
+def test_a_mistyped_read_path_exits_2_and_leaves_the_previous_report(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 23: an audit that fails before reading anything writes no report."""
+    out_dir = tmp_path / "out"
+    path = capture(tmp_path, anthropic([{"role": "user", "content": "q"}]))
+    assert main(["audit", "--read", str(path), "--report-dir", str(out_dir)]) == 0
+    before = {p.name: p.read_bytes() for p in out_dir.rglob("*") if p.is_file()}
+    capsys.readouterr()
+    assert main(["audit", "--read", str(path), str(tmp_path / "captrue.jsonl"),
+                 "--report-dir", str(out_dir)]) == 2
+    err = capsys.readouterr().err
+    assert "CAPTURE_UNREADABLE" in err and "captrue.jsonl" in err and "no report" in err
+    assert {p.name: p.read_bytes() for p in out_dir.rglob("*") if p.is_file()} == before
+
+
+def test_the_audit_never_says_conformant(tmp_path: Path,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 21 E: "no violation seen in N requests", the rules checked and those never
+    exercised; never "conformant" in any report or badge."""
+    from agent_tck.harness.reports import read
+
+    clean = [anthropic([{"role": "user", "content": f"q{i}"}]) for i in range(3)]
+    out_dir = tmp_path / "out"
+    assert main(["audit", "--read", str(capture(tmp_path, *clean)), "--report-dir",
+                 str(out_dir)]) == 0
+    run = read(out_dir / "results.jsonl")
+    assert run.verdicts is not None
+    assert run.verdicts["overall"].text == "no violation seen in 3 requests"
+    assert run.verdicts["block-omission"].verdict == "no violation seen"
+    assert run.rule_status["BO-D002"] == "untested"  # no tool result in this traffic
+    checked = {c.rules[0]: c.message for c in run.cases if c.case.startswith("audit.")}
+    assert checked["BO-001"] == "no violation seen in 3 of 3 requests"
+    page = (out_dir / "report.html").read_text()
+    assert "Rules checked" in page and "BO-001" in page
+    assert "Rules never exercised (" in page and "BO-D002" in page
+    badge = json.loads((out_dir / "badges" / "overall.json").read_text())
+    assert badge["message"] == "no violation seen in 3 requests"
+    for path_ in out_dir.rglob("*"):
+        if path_.is_file() and path_.suffix in (".html", ".md", ".json", ".xml"):
+            text = path_.read_text().lower().replace("not conformant", "")
+            assert "conformant" not in text, path_.name
+    bad = anthropic([{"role": "user", "content": [{"type": "thinking", "thinking": "t"}]}])
+    assert main(["audit", "--read", str(capture(tmp_path, bad, *clean)), "--report-dir",
+                 str(out_dir)]) == 1
+    run = read(out_dir / "results.jsonl")
+    assert run.verdicts is not None
+    assert run.verdicts["block-omission"].verdict == "violation seen"
+    assert "BO-001" in run.verdicts["overall"].failing
+    assert json.loads((out_dir / "badges" / "overall.json").read_text())["message"] == (
+        "violation seen in 4 requests")
+
+
 def test_listen_addresses_default_to_loopback() -> None:
     assert parse_listen("8080") == ("127.0.0.1", 8080)
     assert parse_listen("127.0.0.1:9") == ("127.0.0.1", 9)

@@ -6,10 +6,12 @@ rules, and never touch the traffic. Request and response bytes reach the other s
 a Server-Sent Events response is streamed through at once, with a tee on
 ``flow.response.stream`` keeping a bounded copy for the audit; every hook and the worker
 contain their own exceptions (a failing audit is logged and reported, never a broken flow);
-non-LLM traffic passes and is ignored. ``results.jsonl`` is written as the audit goes (the
-header when the proxy starts, each exchange's records flushed as it is audited), so even a
-``kill -9`` leaves a stream ``agent-tck report`` renders; every view is re-rendered when
-mitmproxy shuts down (Ctrl-C, SIGTERM), after the worker has caught up. A request that reached
+non-LLM traffic passes and is ignored. ``results.jsonl`` is written as the audit goes by a
+:class:`harness.audit.sink.ReportSink` (the header when the proxy starts, each exchange's
+records flushed as it is audited), so even a ``kill -9`` leaves a stream ``agent-tck report``
+renders; when mitmproxy shuts down (Ctrl-C, SIGTERM) and the worker has caught up, the sink
+appends the per-rule records and the footer and renders every view. Nothing per request is
+kept in memory. A request that reached
 the proxy but had no response yet at shutdown is still audited (its request-side rules), with
 a note saying the response never came. If the audit falls more than ``tck_backlog``
 exchanges behind, further ones are counted and reported as not audited rather than queued
@@ -33,6 +35,7 @@ import logging
 import queue
 import sys
 import threading
+from collections import deque
 from pathlib import Path
 from typing import Any
 
@@ -42,14 +45,15 @@ except ImportError:  # pragma: no cover - depends on how mitmdump was started
     sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "src"))
 
 from agent_tck.harness.audit.capture import DEFAULT_MAX_BODY, RawExchange
-from agent_tck.harness.audit.engine import Auditor
+from agent_tck.harness.audit.engine import Auditor, ExchangeResult
 from agent_tck.harness.audit.readers import flow_to_raw
 from agent_tck.harness.audit.redact import Scrubber
-from agent_tck.harness.audit.report import LiveStream
+from agent_tck.harness.audit.sink import ReportSink
 
 log = logging.getLogger("agent_tck.audit")
 
 _TEE = "agent_tck_tee"
+RECENT_RESULTS = 256
 _SEEN = "agent_tck_seen"
 
 
@@ -85,7 +89,10 @@ class AgentTckAudit:
     """The addon: hooks only move flows to the audit worker, and reports out."""
 
     def __init__(self) -> None:
-        self.auditor = Auditor()
+        self.auditor = Auditor(keep=False)  # results go to the sink as they come
+        #: the latest results (bounded), for a look at what the proxy is doing
+        self.recent: deque[ExchangeResult] = deque(maxlen=RECENT_RESULTS)
+        self.ignored = 0
         self.scrub = Scrubber()
         self.flows = 0
         self.dropped = 0
@@ -94,7 +101,7 @@ class AgentTckAudit:
         self._worker: threading.Thread | None = None
         self._lock = threading.Lock()
         self._pending: dict[str, Any] = {}  # flow id -> flow whose request arrived
-        self.stream: LiveStream | None = None
+        self.stream: ReportSink | None = None
 
     # -- options ------------------------------------------------------------------------------
 
@@ -199,16 +206,18 @@ class AgentTckAudit:
                 self._queue.task_done()
 
     def _open_stream(self) -> None:
+        with self._lock:
+            self._open_stream_locked()
+
+    def _open_stream_locked(self) -> None:
         from mitmproxy import ctx
 
-        with self._lock:
-            if self.stream is not None:
-                return
+        if self.stream is None:
             try:
-                self.stream = LiveStream(ctx.options.tck_report_dir,
+                self.stream = ReportSink(ctx.options.tck_report_dir,
                                          source=ctx.options.tck_source,
                                          name=ctx.options.tck_name, scrub=self.scrub)
-            except Exception:  # no stream: the reports are still written at shutdown
+            except Exception:  # no stream: tried again at shutdown
                 log.exception("agent-tck: cannot write results.jsonl as the audit goes")
 
     def _audit(self, raw: RawExchange) -> None:
@@ -216,6 +225,8 @@ class AgentTckAudit:
             self._open_stream()
         with self._lock:
             result = self.auditor.observe(raw)
+            self.recent.append(result)
+            self.ignored += result.dialect is None
             if self.stream is not None:
                 try:
                     self.stream.add(result)
@@ -233,6 +244,10 @@ class AgentTckAudit:
                 f"agent-tck: #{result.index} {result.method} {result.path}: "
                 f"no response: {result.error}"))
 
+    def audited(self) -> tuple[ExchangeResult, ...]:
+        """The latest audited (LLM) exchanges' results, oldest first."""
+        return tuple(x for x in self.recent if x.dialect is not None)
+
     def flush(self) -> None:
         """Wait until every exchange handed over so far has been audited."""
         if self._worker is not None:
@@ -247,26 +262,24 @@ class AgentTckAudit:
     def write_reports(self) -> dict[str, Path]:
         from mitmproxy import ctx
 
-        from agent_tck.harness.audit.report import write_reports
-
         self.stop()
         with self._lock:
-            if self.stream is not None:
-                self.stream.close()
-                self.stream = None
             if self.dropped:
                 self.auditor.note(f"{self.dropped} exchanges were not audited: the audit fell "
                                   f"more than {self._queue.maxsize} exchanges behind")
                 self.dropped = 0
+            if self.stream is None:
+                self._open_stream_locked()
+            sink, self.stream = self.stream, None
             result = self.auditor.result()
         folder = Path(ctx.options.tck_report_dir)
-        self.written = write_reports(folder, result, source=ctx.options.tck_source,
-                                     name=ctx.options.tck_name, scrub=self.scrub)
-        errors = sum(1 for _, f in result.findings if f.severity == "error")
-        warnings = sum(1 for _, f in result.findings if f.severity == "warning")
+        if sink is None:
+            raise RuntimeError(f"cannot write the audit reports in {folder}")
+        self.written = sink.finish(result.conversations, result.notes)
+        tally = sink.tally
         log.warning("agent-tck: audited %d LLM requests (%d other ignored): %d errors, "
-                    "%d warnings; reports in %s", len(result.audited), result.ignored, errors,
-                    warnings, folder)
+                    "%d warnings; reports in %s", tally.audited, tally.ignored,
+                    tally.severity.get("error", 0), tally.severity.get("warning", 0), folder)
         return self.written
 
 

@@ -103,59 +103,84 @@ def read_command(files: list[Path], report_dir: Path, *, fmt: str = "text",
                  name: str = "audited agent", max_body: int | None = None,
                  out: IO[str], err: IO[str], save_vectors: Path | None = None,
                  jobs: int = 1) -> int:
-    from agent_tck.harness.audit.batch import audit_group, audit_parallel, write_vectors
+    from agent_tck.harness.audit.batch import audit_parallel, audit_stream, write_vectors
     from agent_tck.harness.audit.redact import Scrubber
-    from agent_tck.harness.audit.report import to_json, write_reports
+    from agent_tck.harness.audit.sink import ReportSink
 
+    check_readable(files)  # a mistyped path: exit 2, and the previous report stays
     scrub = Scrubber()
     save = save_vectors is not None
-    if jobs > 1 and len(files) > 1:
-        result, unusable, cases = audit_parallel([str(p) for p in files], jobs=jobs,
-                                                 max_body=max_body, salt=scrub.salt,
-                                                 save_vectors=save)
-    else:
-        group = audit_group([str(p) for p in files], max_body=max_body, salt=scrub.salt,
-                            save_vectors=save, keys=False)
-        result, unusable, cases = group.result, group.unusable, list(group.cases)
     source = "agent-tck audit --read " + " ".join(p.name for p in files)
+    sink = ReportSink(report_dir, source=source, name=name, scrub=scrub)
+
+    def add(x: Any) -> None:
+        sink.add(x)
+        if fmt != "json":
+            print_exchange(x, scrub, out)
+
+    try:
+        if jobs > 1 and len(files) > 1:
+            result, unusable, cases = audit_parallel([str(p) for p in files], jobs=jobs,
+                                                     max_body=max_body, salt=scrub.salt,
+                                                     save_vectors=save)
+            for x in result.exchanges:
+                add(x)
+        else:
+            result, unusable, cases = audit_stream([str(p) for p in files], max_body=max_body,
+                                                   salt=scrub.salt, save_vectors=save,
+                                                   on_result=add)
+    except BaseException:
+        sink.abandon()
+        raise
     if save_vectors is not None:
         saved = write_vectors(save_vectors, cases, source)
         err.write(f"agent-tck audit: {len(cases)} regression vectors"
                   + (f" saved to {saved}" if saved else " (no serializer finding to save)")
                   + "\n")
-    paths = write_reports(report_dir, result, source=source, name=name, scrub=scrub)
+    paths = sink.finish(result.conversations, result.notes)
     if fmt == "json":
-        json.dump(to_json(result, source=source, scrub=scrub), out, indent=2,
-                  ensure_ascii=False)
-        out.write("\n")
+        with paths["audit.json"].open(encoding="utf-8") as doc:
+            shutil.copyfileobj(doc, out)
     else:
-        print_text(result, paths, scrub, out)
+        print_totals(sink.tally, len(result.conversations), paths, out)
     for note in result.notes:
         err.write(scrub.text(f"agent-tck audit: note: {note}") + "\n")
     if unusable:
         err.write(f"agent-tck audit: {unusable} of {len(files)} files could not be read as "
                   "captures (see the notes above)\n")
         return 2
-    return result.exit_code
+    return sink.exit_code
 
 
-def print_text(result: Any, paths: dict[str, Path], scrub: Any, out: IO[str]) -> None:
-    for x in result.audited:
-        where = f" [{x.conversation} {x.placement}]" if x.conversation else ""
-        for f in x.findings:
-            out.write(scrub.text(f"#{x.index} {x.method} {x.path}{where}: {f.severity} "
-                                 f"{f.rule} at {f.pointer}: {f.message}") + "\n")
-        for e in x.errors:
-            out.write(scrub.text(f"#{x.index} {x.method} {x.path}{where}: check {e.check} "
-                                 f"raised {e.error}") + "\n")
-        for note in x.notes:
-            out.write(scrub.text(f"#{x.index} {x.method} {x.path}{where}: note: {note}") + "\n")
-    errors = sum(1 for _, f in result.findings if f.severity == "error")
-    warnings = sum(1 for _, f in result.findings if f.severity == "warning")
-    errored = f", {result.errored} not auditable (errored)" if result.errored else ""
-    out.write(f"audited {len(result.audited)} LLM requests in {len(result.conversations)} "
-              f"conversations ({result.ignored} other requests ignored): {errors} errors, "
-              f"{warnings} warnings{errored}\n")
+def check_readable(files: list[Path]) -> None:
+    """Every ``--read`` file exists and can be opened, before any report is touched."""
+    for path in files:
+        try:
+            with path.open("rb"):
+                pass
+        except OSError as exc:
+            raise HarnessError("CAPTURE_UNREADABLE", f"{exc.strerror or exc}; nothing was "
+                               "audited and no report was written", str(path)) from None
+
+
+def print_exchange(x: Any, scrub: Any, out: IO[str]) -> None:
+    """The console lines of one audited exchange: its findings, errored checks and notes."""
+    where = f" [{x.conversation} {x.placement}]" if x.conversation else ""
+    for f in x.findings:
+        out.write(scrub.text(f"#{x.index} {x.method} {x.path}{where}: {f.severity} "
+                             f"{f.rule} at {f.pointer}: {f.message}") + "\n")
+    for e in x.errors:
+        out.write(scrub.text(f"#{x.index} {x.method} {x.path}{where}: check {e.check} "
+                             f"raised {e.error}") + "\n")
+    for note in x.notes:
+        out.write(scrub.text(f"#{x.index} {x.method} {x.path}{where}: note: {note}") + "\n")
+
+
+def print_totals(tally: Any, conversations: int, paths: dict[str, Path], out: IO[str]) -> None:
+    errored = f", {tally.errored} not auditable (errored)" if tally.errored else ""
+    out.write(f"audited {tally.audited} LLM requests in {conversations} conversations "
+              f"({tally.ignored} other requests ignored): {tally.severity.get('error', 0)} "
+              f"errors, {tally.severity.get('warning', 0)} warnings{errored}\n")
     out.write("reports: " + ", ".join(str(p) for k, p in paths.items()
                                       if not k.startswith("badges/")) + "\n")
 
@@ -223,6 +248,31 @@ def mitmdump_command(*, mitmdump: str, mode: str, upstream: str | None, host: st
     return cmd
 
 
+def run_child(cmd: list[str], err: IO[str]) -> int:
+    """Run mitmdump until it exits; SIGTERM and Ctrl-C become its SIGINT (it writes the
+    reports, then exits). kill -9 of this process must not orphan it (it would keep the port
+    and go on appending to results.jsonl): the kernel kills it with us (issue 26.8)."""
+    from agent_tck.harness.audit.lifeline import die_with_parent
+
+    # preexec_fn: the CLI has started no thread when it forks mitmdump
+    child = subprocess.Popen(cmd, stdout=err, stderr=err,
+                             preexec_fn=die_with_parent())  # noqa: PLW1509
+    previous = signal.getsignal(signal.SIGTERM)
+
+    def forward(signum: int, _frame: Any) -> None:
+        child.send_signal(signal.SIGINT)
+
+    signal.signal(signal.SIGTERM, forward)
+    try:
+        while True:
+            try:
+                return child.wait()
+            except KeyboardInterrupt:
+                child.send_signal(signal.SIGINT)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def proxy_command(args: argparse.Namespace, *, out: IO[str], err: IO[str]) -> int:
     host, port = parse_listen(args.listen)
     mode = args.mode or ("reverse" if args.upstream else "regular")
@@ -251,22 +301,7 @@ def proxy_command(args: argparse.Namespace, *, out: IO[str], err: IO[str]) -> in
                 f"{report_dir}\n")
     err.flush()
     try:
-        child = subprocess.Popen(cmd, stdout=err, stderr=err)
-        previous = signal.getsignal(signal.SIGTERM)
-
-        def forward(signum: int, _frame: Any) -> None:
-            child.send_signal(signal.SIGINT)
-
-        signal.signal(signal.SIGTERM, forward)
-        try:
-            while True:
-                try:
-                    code = child.wait()
-                    break
-                except KeyboardInterrupt:
-                    child.send_signal(signal.SIGINT)
-        finally:
-            signal.signal(signal.SIGTERM, previous)
+        code = run_child(cmd, err)
     finally:
         if temp_confdir is not None:
             shutil.rmtree(temp_confdir, ignore_errors=True)

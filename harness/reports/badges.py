@@ -12,10 +12,19 @@ import re
 
 from agent_tck.harness.reports._text import one_line
 from agent_tck.harness.reports.stream import Run
-from agent_tck.harness.results import CONFORMANT, NOT_CONFORMANT, PARTIAL, RECOMMENDED
+from agent_tck.harness.results import (
+    CONFORMANT,
+    NO_VIOLATION,
+    NOT_CONFORMANT,
+    NOT_EXERCISED,
+    PARTIAL,
+    RECOMMENDED,
+    VIOLATION,
+)
 
 COLORS = {RECOMMENDED: "brightgreen", CONFORMANT: "green", NOT_CONFORMANT: "red",
-          PARTIAL: "lightgrey"}
+          PARTIAL: "lightgrey", NO_VIOLATION: "blue", VIOLATION: "red",
+          NOT_EXERCISED: "lightgrey"}
 _SAFE_NAME = re.compile(r"^[a-z][a-z0-9-]{0,63}$")
 
 
@@ -26,7 +35,7 @@ def badge(run: Run, family: str | None = None) -> dict[str, object]:
     if verdict is None:
         message, color = "incomplete", "lightgrey"
     else:
-        message, color = verdict.verdict, COLORS.get(verdict.verdict, "red")
+        message, color = verdict.text, COLORS.get(verdict.verdict, "red")
         if verdict.verdict == NOT_CONFORMANT and verdict.failing:
             n = len(verdict.failing)
             message += f" ({n} MUST rule{'s' if n != 1 else ''})"

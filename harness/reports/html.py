@@ -21,7 +21,16 @@ from html import escape
 
 from agent_tck.harness.reports._text import h, label, one_line, pretty_json, visible
 from agent_tck.harness.reports.stream import Run
-from agent_tck.harness.results import CONFORMANT, NOT_CONFORMANT, RECOMMENDED, CaseResult, RuleInfo
+from agent_tck.harness.results import (
+    CONFORMANT,
+    NO_VIOLATION,
+    NOT_CONFORMANT,
+    NOT_EXERCISED,
+    RECOMMENDED,
+    VIOLATION,
+    CaseResult,
+    RuleInfo,
+)
 
 MAX_DETAILED = 1000  # cases with full details; the rest are in results.jsonl
 MAX_CHIPS = 60  # case chips per rule row
@@ -37,7 +46,8 @@ STATUS_LABEL = {
 }
 _CHIP = {"pass": "✓", "fail": "✗", "errored": "!", "not-applicable": "–",
          "expected-fail": "x", "stale": "↻"}
-_VERDICT_CLASS = {RECOMMENDED: "v-rec", CONFORMANT: "v-ok", NOT_CONFORMANT: "v-no"}
+_VERDICT_CLASS = {RECOMMENDED: "v-rec", CONFORMANT: "v-ok", NOT_CONFORMANT: "v-no",
+                  NO_VIOLATION: "v-ok", VIOLATION: "v-no", NOT_EXERCISED: "v-none"}
 _DETAILED = ("fail", "errored", "stale", "expected-fail")
 
 _CSS = """
@@ -99,7 +109,7 @@ def _anchor(index: int) -> str:
 def _verdict_badge(text: str | None) -> str:
     if text is None:
         return '<span class="verdict v-none">⚠ incomplete: truncated run</span>'
-    mark = "✗" if text == NOT_CONFORMANT else "✓"
+    mark = {NOT_CONFORMANT: "✗", VIOLATION: "✗", NOT_EXERCISED: "–"}.get(text, "✓")
     return f'<span class="verdict {_VERDICT_CLASS.get(text, "v-no")}">{mark} {h(text)}</span>'
 
 
