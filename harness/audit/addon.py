@@ -94,6 +94,7 @@ class AgentTckAudit:
         #: the latest results (bounded), for a look at what the proxy is doing
         self.recent: deque[ExchangeResult] = deque(maxlen=RECENT_RESULTS)
         self.ignored = 0
+        self.metrics: Any = None  # harness.audit.metrics.AuditMetrics with --metrics
         self.scrub = Scrubber()
         self.flows = 0
         self.dropped = 0
@@ -118,6 +119,10 @@ class AgentTckAudit:
                           "agent-tck: how the traffic was captured (shown in the reports)")
         loader.add_option("tck_backlog", int, 256,
                           "agent-tck: completed exchanges that may wait for the audit")
+        loader.add_option("tck_metrics", str, "",
+                          "agent-tck: HOST:PORT to serve Prometheus metrics on (empty: none)")
+        loader.add_option("tck_log_format", str, "text",
+                          "agent-tck: text or json (one JSON object per log line)")
 
     def configure(self, updated: Any) -> None:
         from mitmproxy import ctx
@@ -126,6 +131,14 @@ class AgentTckAudit:
             self.auditor.max_body = max(0, int(ctx.options.tck_max_body))
         if "tck_backlog" in updated and self._worker is None:
             self._queue = queue.Queue(maxsize=max(1, int(ctx.options.tck_backlog)))
+        if "tck_log_format" in updated and ctx.options.tck_log_format == "json":
+            json_logs(log)
+        if "tck_metrics" in updated and ctx.options.tck_metrics and self.metrics is None:
+            from agent_tck.harness.audit.metrics import AuditMetrics
+
+            host, _, port = ctx.options.tck_metrics.rpartition(":")
+            self.metrics = AuditMetrics()
+            self.metrics.serve(host.strip("[]") or "127.0.0.1", int(port))
 
     # -- hooks --------------------------------------------------------------------------------
 
@@ -234,6 +247,8 @@ class AgentTckAudit:
             result = self.auditor.observe(raw)
             self.recent.append(result)
             self.ignored += result.dialect is None
+            if self.metrics is not None:
+                self.metrics.observe(result, self.auditor.open_conversations)
             if self.stream is not None:
                 try:
                     self.stream.add(result)
@@ -288,6 +303,23 @@ class AgentTckAudit:
                     "%d warnings; reports in %s", tally.audited, tally.ignored,
                     tally.severity.get("error", 0), tally.severity.get("warning", 0), folder)
         return self.written
+
+
+class _JsonLines(logging.Formatter):
+    def format(self, record: logging.LogRecord) -> str:
+        import json
+
+        return json.dumps({"time": self.formatTime(record, "%Y-%m-%dT%H:%M:%S%z"),
+                           "level": record.levelname.lower(), "logger": record.name,
+                           "message": record.getMessage()}, ensure_ascii=False)
+
+
+def json_logs(logger: logging.Logger) -> None:
+    """``--log-format json``: the audit's log lines as JSON objects on stderr, one a line."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(_JsonLines())
+    logger.handlers[:] = [handler]
+    logger.propagate = False
 
 
 class _NoCancellations(logging.Filter):

@@ -197,6 +197,10 @@ class Auditor:
             findings=tuple(sorted(set(findings))), errors=tuple(errors), notes=decoded.notes,
         )
 
+    @property
+    def open_conversations(self) -> int:
+        return self._tracker.open_conversations
+
     def observe_all(self, items: Iterable[RawExchange]) -> None:
         for raw in items:
             self.observe(raw)

@@ -189,6 +189,11 @@ class ConversationTracker:
         self._bound()
         return placement
 
+    @property
+    def open_conversations(self) -> int:
+        """How many conversations are open (at most ``max_conversations``)."""
+        return len(self._open)
+
     def result(self) -> TrackResult:
         return TrackResult(
             tuple(Conversation(c.id, c.dialect, c.parent, c.fork_at, tuple(c.requests))

@@ -75,6 +75,11 @@ def register(subparsers: Any) -> None:
                    help="with --read: audit the files in N processes; files whose "
                         "conversations may cross are audited together, with a note "
                         "(docs/AUDIT.md)")
+    p.add_argument("--metrics", metavar="HOST:PORT",
+                   help="with --listen: serve Prometheus metrics on http://HOST:PORT/metrics "
+                        "(docs/AUDIT.md; needs prometheus-client, in the proxy extra)")
+    p.add_argument("--log-format", choices=("text", "json"), default="text",
+                   help="with --listen: the proxy's log lines as text or as JSON lines")
     p.set_defaults(func=run)
 
 
@@ -82,9 +87,9 @@ def run(args: argparse.Namespace) -> int:
     if args.jobs < 1:
         raise HarnessError("USAGE", "--jobs takes a positive number of processes")
     if args.read:
-        if args.upstream or args.mode or args.confdir or args.mitmdump:
-            raise HarnessError("USAGE", "--upstream, --mode, --confdir and --mitmdump go with "
-                                        "--listen, not --read")
+        if args.upstream or args.mode or args.confdir or args.mitmdump or args.metrics:
+            raise HarnessError("USAGE", "--upstream, --mode, --confdir, --mitmdump and "
+                                        "--metrics go with --listen, not --read")
         return read_command(args.read, args.report_dir, fmt=args.format, name=args.name,
                             max_body=args.max_body, out=sys.stdout, err=sys.stderr,
                             save_vectors=args.save_vectors, jobs=args.jobs)
@@ -231,7 +236,8 @@ def find_mitmdump(explicit: str | None) -> str:
 
 
 def mitmdump_command(*, mitmdump: str, mode: str, upstream: str | None, host: str, port: int,
-                     confdir: Path, report_dir: Path, name: str, max_body: int | None) -> list[str]:
+                     confdir: Path, report_dir: Path, name: str, max_body: int | None,
+                     metrics: str | None = None, log_format: str = "text") -> list[str]:
     """The mitmdump command line: reverse (or regular) mode, lazy upstream connections, our
     own confdir, the addon; never ``-w`` or ``hardump``, and no flow dump on the terminal."""
     spec = f"reverse:{upstream}" if mode == "reverse" else "regular"
@@ -245,6 +251,10 @@ def mitmdump_command(*, mitmdump: str, mode: str, upstream: str | None, host: st
     ]
     if max_body is not None:
         cmd += ["--set", f"tck_max_body={max_body}"]
+    if metrics:
+        cmd += ["--set", f"tck_metrics={metrics}"]
+    if log_format != "text":
+        cmd += ["--set", f"tck_log_format={log_format}"]
     return cmd
 
 
@@ -283,6 +293,15 @@ def proxy_command(args: argparse.Namespace, *, out: IO[str], err: IO[str]) -> in
     if args.upstream:
         check_upstream(args.upstream)
     mitmdump = find_mitmdump(args.mitmdump)
+    metrics = None
+    if args.metrics:
+        metrics_host, metrics_port = parse_listen(args.metrics)
+        metrics = f"{metrics_host}:{metrics_port}"
+        try:
+            import prometheus_client  # noqa: F401
+        except ImportError:
+            raise HarnessError("USAGE", "--metrics needs prometheus-client: pip install "
+                               "'agent-tck[proxy]'") from None
     temp_confdir = None
     confdir = args.confdir
     if confdir is None:
@@ -293,12 +312,19 @@ def proxy_command(args: argparse.Namespace, *, out: IO[str], err: IO[str]) -> in
     stale.unlink(missing_ok=True)
     cmd = mitmdump_command(mitmdump=mitmdump, mode=mode, upstream=args.upstream, host=host,
                            port=port, confdir=confdir, report_dir=report_dir, name=args.name,
-                           max_body=args.max_body)
+                           max_body=args.max_body, metrics=metrics, log_format=args.log_format)
     shown = f"http://{host}:{port}"
-    err.write(f"agent-tck audit: {mode} proxy on {shown}"
-              + (f" -> {args.upstream}" if args.upstream else "")
-              + f"; point the agent's base URL here. Ctrl-C writes the reports to "
-                f"{report_dir}\n")
+    line = (f"agent-tck audit: {mode} proxy on {shown}"
+            + (f" -> {args.upstream}" if args.upstream else "")
+            + f"; point the agent's base URL here. Ctrl-C writes the reports to {report_dir}"
+            + (f"; metrics on http://{metrics}/metrics" if metrics else ""))
+    if args.log_format == "json":
+        from datetime import datetime
+
+        now = datetime.now().astimezone().strftime("%Y-%m-%dT%H:%M:%S%z")
+        line = json.dumps({"time": now, "level": "info", "logger": "agent_tck.audit",
+                           "message": line}, ensure_ascii=False)
+    err.write(line + "\n")
     err.flush()
     try:
         code = run_child(cmd, err)
