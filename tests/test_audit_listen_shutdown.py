@@ -82,11 +82,26 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def test_sigterm_audits_every_request_in_flight(tmp_path: Path) -> None:
+def need_mitmdump() -> None:
     try:
         find_mitmdump(None)
     except HarnessError:
         pytest.skip("mitmdump is not installed")
+
+
+def wait_listening(port: int, cli: subprocess.Popen[bytes]) -> None:
+    for _ in range(600):  # the proxy is up when it accepts a connection
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return
+        except OSError:
+            assert cli.poll() is None, "the proxy exited before listening"
+            threading.Event().wait(0.1)
+    raise AssertionError("the proxy never listened")
+
+
+def test_sigterm_audits_every_request_in_flight(tmp_path: Path) -> None:
+    need_mitmdump()
     from agent_tck.harness.reports import read
 
     upstream = SilentUpstream()
@@ -100,13 +115,7 @@ def test_sigterm_audits_every_request_in_flight(tmp_path: Path) -> None:
         env={**os.environ, "PYTHONUNBUFFERED": "1"})
     clients: list[socket.socket] = []
     try:
-        for _ in range(600):  # the proxy is up when it accepts a connection
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                assert cli.poll() is None, cli.stderr.read().decode()  # type: ignore[union-attr]
-                threading.Event().wait(0.1)
+        wait_listening(port, cli)
         clients = [send(port) for _ in range(REQUESTS)]
         for _ in range(REQUESTS):  # every request has reached the upstream (so the proxy)
             assert upstream.received.acquire(timeout=120)
@@ -156,10 +165,7 @@ def _alive(pid: int) -> bool:
 def test_kill_9_of_the_command_takes_mitmdump_with_it(tmp_path: Path) -> None:
     """Issue 26.8: kill -9 of `agent-tck audit --listen` leaves no mitmdump behind (it kept the
     port and went on appending to results.jsonl); results.jsonl reads as a truncated run."""
-    try:
-        find_mitmdump(None)
-    except HarnessError:
-        pytest.skip("mitmdump is not installed")
+    need_mitmdump()
     from agent_tck.harness.reports import read
 
     upstream = SilentUpstream()
@@ -172,13 +178,7 @@ def test_kill_9_of_the_command_takes_mitmdump_with_it(tmp_path: Path) -> None:
     children: list[int] = []
     clients: list[socket.socket] = []
     try:
-        for _ in range(600):  # the proxy is up when it accepts a connection
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                assert cli.poll() is None
-                threading.Event().wait(0.1)
+        wait_listening(port, cli)
         children = _children(cli.pid)
         assert children, "mitmdump is not a child of the command"
         clients = [send(port) for _ in range(2)]
