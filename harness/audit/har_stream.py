@@ -95,7 +95,8 @@ class _Buffer:
     def peek(self) -> str:
         """The next non-blank character ("" at the end of the file)."""
         while True:
-            self.pos = _WS.match(self.text, self.pos).end()
+            blank = _WS.match(self.text, self.pos)  # matches the empty string too: never None
+            self.pos = blank.end() if blank is not None else self.pos
             if self.pos < len(self.text) or not self.more():
                 return self.text[self.pos:self.pos + 1]
 

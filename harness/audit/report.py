@@ -259,7 +259,7 @@ class AuditTally:
         for f in x.findings:
             self.severity[f.severity] = self.severity.get(f.severity, 0) + 1
         bad = {f.rule for f in x.findings} | {r for e in x.errors for r in (e.rules or x.checked)}
-        families = set()
+        families: set[str] = set()
         for rid in set(x.checked) | bad:
             families.add(self.families.get(rid, "wire-audit"))
             self.checked[rid] = self.checked.get(rid, 0) + 1
