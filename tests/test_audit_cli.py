@@ -161,3 +161,29 @@ def test_the_proxy_command_is_reverse_lazy_with_its_own_confdir_and_no_dumps() -
     assert "-s" in cmd and cmd[cmd.index("-s") + 1].endswith("harness/audit/addon.py")
     assert "-w" not in cmd and "hardump" not in joined and "save_stream_file" not in joined
     assert "flow_detail=0" in joined  # no flow dump (headers, keys) on the terminal
+
+
+def test_an_interrupted_read_leaves_a_truncated_report(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ctrl-C in the middle of `audit --read`: results.jsonl reads as truncated, and the views
+    beside it are those of the truncated stream, not of an earlier run."""
+    from agent_tck.harness.audit import engine
+    from agent_tck.harness.reports import read
+
+    out_dir = tmp_path / "out"
+    path = capture(tmp_path, *[anthropic([{"role": "user", "content": [
+        {"type": "thinking", "thinking": "t"}]}]) for _ in range(3)])
+    assert main(["audit", "--read", str(path), "--report-dir", str(out_dir)]) == 1
+    real, seen = engine.Auditor.observe, []
+
+    def interrupted(self: Any, raw: Any) -> Any:
+        seen.append(raw)
+        if len(seen) == 2:
+            raise KeyboardInterrupt
+        return real(self, raw)
+
+    monkeypatch.setattr(engine.Auditor, "observe", interrupted)
+    assert main(["audit", "--read", str(path), "--report-dir", str(out_dir)]) == 130
+    assert read(out_dir / "results.jsonl").truncated
+    assert not (out_dir / "audit.json").exists()
+    assert "truncated" in (out_dir / "summary.md").read_text()

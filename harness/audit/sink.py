@@ -15,6 +15,7 @@ check or note: a clean request costs nothing), and the conversations the engine 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from collections.abc import Iterable
@@ -113,9 +114,15 @@ class ReportSink:
         return path
 
     def abandon(self) -> None:
-        """Close the files without a footer (the stream reads as truncated)."""
+        """Close the files without a footer (the stream reads as truncated) and render the
+        views of that truncated stream, so no view of an earlier run stays beside it."""
+        from agent_tck.harness.reports import render_folder
+
         self.writer.close()
         if self._entries is not None:
             self._entries.close()
             self._entries = None
         self._entries_path.unlink(missing_ok=True)
+        (self.folder / "audit.json").unlink(missing_ok=True)
+        with contextlib.suppress(Exception):  # already on the way out with the real error
+            render_folder(self.folder)
