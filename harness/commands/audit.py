@@ -12,7 +12,9 @@ Both write the runner's report files (results.jsonl, junit.xml, summary.md, repo
 per-conversation timeline, badges) plus audit.json into ``--report-dir``; ``--format json``
 prints audit.json on stdout. Exit 1 when an error-severity finding exists or a request could not
 be audited (errored), 0 otherwise, 2 on a usage error or when a --read file is not a capture at
-all (the other files are still audited and reported; the unusable one is a note). A damaged
+all (the other files are still audited and reported; the unusable one is a note). A --read path
+that cannot be opened (a typo) is exit 2 before anything is read, and no report is written
+over the previous one. A damaged
 record inside a capture is a note in the report, never the end of the run. docs/AUDIT.md and
 docs/RELIABILITY.md say more.
 """
