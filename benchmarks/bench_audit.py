@@ -7,7 +7,10 @@
 (b) a 500-turn conversation against a 50-turn one: the last request alone (its time ratio
     should be near its byte ratio, ~10, not ~100) and the whole capture (time per byte flat);
 (c) mitmdump with the audit addon beside plain mitmdump on ~200 KB requests: p50 latency and
-    requests per second, as ratios (goal: at least 0.9).
+    requests per second, as ratios (goal: at least 0.9);
+(d) the offline command, ``agent-tck audit --read``, in a subprocess: 3,000 one-message requests
+    of a JSONL capture (goal: under 5 s and 150 MB) and a 100,000-entry HAR (goal: one pass,
+    peak memory under 500 MB); wall time and peak resident memory of the process.
 
 Timings are medians of several repeats; the machine's noise shows in their spread.
 """
@@ -309,13 +312,93 @@ def bench_proxy(quick: bool) -> dict[str, float]:
             "latency_ratio": p_plain / p_addon, "throughput_ratio": r_addon / r_plain}
 
 
+# --- (d) ----------------------------------------------------------------------------------------
+
+
+def _one_message(i: int) -> tuple[dict[str, Any], dict[str, Any]]:
+    body = {"model": "claude-bench", "max_tokens": 100,
+            "messages": [{"role": "user", "content": f"hello number {i} " + "word " * 20}]}
+    reply = {"id": f"msg_{i}", "type": "message", "role": "assistant", "model": "claude-bench",
+             "content": [{"type": "text", "text": "hi"}], "stop_reason": "end_turn",
+             "usage": {"input_tokens": 3, "output_tokens": 1}}
+    return body, reply
+
+
+def write_jsonl(path: Path, n: int) -> None:
+    with path.open("w") as out:
+        for i in range(n):
+            body, reply = _one_message(i)
+            out.write(json.dumps({"method": "POST", "url": "https://api.anthropic.com/v1/messages",
+                                  "request": {"body": body},
+                                  "response": {"status": 200, "body": reply}}) + "\n")
+
+
+def write_har(path: Path, n: int) -> None:
+    """A HAR 1.2 file of ``n`` one-message exchanges, written entry by entry."""
+    header = [{"name": "content-type", "value": "application/json"}]
+    with path.open("w") as out:
+        out.write('{"log": {"version": "1.2", "creator": {"name": "bench", "version": "1"}, '
+                  '"entries": [\n')
+        for i in range(n):
+            body, reply = _one_message(i)
+            entry = {"startedDateTime": "2026-07-01T12:00:00Z", "time": 1, "request": {
+                "method": "POST", "url": "https://api.anthropic.com/v1/messages",
+                "httpVersion": "HTTP/1.1", "headers": header, "queryString": [],
+                "cookies": [], "headersSize": -1, "bodySize": -1,
+                "postData": {"mimeType": "application/json", "text": json.dumps(body)}},
+                "response": {"status": 200, "statusText": "OK", "httpVersion": "HTTP/1.1",
+                             "headers": header, "cookies": [], "redirectURL": "",
+                             "content": {"size": 0, "mimeType": "application/json",
+                                         "text": json.dumps(reply)},
+                             "headersSize": -1, "bodySize": -1},
+                "cache": {}, "timings": {"send": 0, "wait": 1, "receive": 0}}
+            out.write(("" if i == 0 else ",\n") + json.dumps(entry))
+        out.write("\n]}}\n")
+
+
+def _audit_process(capture: Path, report_dir: Path) -> tuple[float, float, float]:
+    """(wall seconds, CPU seconds, peak resident MB) of ``agent-tck audit --read capture``
+    (CPU time is the steadier figure on a loaded machine)."""
+    import os
+
+    started = time.perf_counter()
+    proc = subprocess.Popen([sys.executable, "-m", "agent_tck", "audit", "--read", str(capture),
+                             "--report-dir", str(report_dir)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    wall = time.perf_counter() - started
+    if proc.returncode not in (0, 1):
+        raise RuntimeError(f"agent-tck audit exited {proc.returncode} on {capture}")
+    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
+
+
+def bench_offline(quick: bool) -> dict[str, float]:
+    n_har = 10_000 if quick else 100_000
+    with tempfile.TemporaryDirectory() as tmp_name:
+        tmp = Path(tmp_name)
+        jsonl, har = tmp / "c3000.jsonl", tmp / f"h{n_har}.har"
+        write_jsonl(jsonl, 3000)
+        write_har(har, n_har)
+        j_wall, j_cpu, j_mem = _audit_process(jsonl, tmp / "r1")
+        h_wall, h_cpu, h_mem = _audit_process(har, tmp / "r2")
+        h_size = har.stat().st_size / 1e6
+    print("(d) agent-tck audit --read, one process each")
+    print(f"    3,000 one-message requests (JSONL): {j_wall:6.1f} s wall, {j_cpu:6.1f} s CPU, "
+          f"peak {j_mem:6.1f} MB  (goal < 5 s, < 150 MB)")
+    print(f"    {n_har:,}-entry HAR ({h_size:.0f} MB): {h_wall:6.1f} s wall, {h_cpu:6.1f} s CPU, "
+          f"peak {h_mem:6.1f} MB  (goal < 500 MB)")
+    return {"jsonl_s": j_wall, "jsonl_cpu_s": j_cpu, "jsonl_mb": j_mem, "har_entries": n_har,
+            "har_s": h_wall, "har_cpu_s": h_cpu, "har_mb": h_mem}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="fewer requests and repeats")
-    parser.add_argument("--only", choices=("a", "b", "c"), action="append")
+    parser.add_argument("--only", choices=("a", "b", "c", "d"), action="append")
     parser.add_argument("--json", action="store_true", help="also print the figures as JSON")
     args = parser.parse_args()
-    chosen = args.only or ["a", "b", "c"]
+    chosen = args.only or ["a", "b", "c", "d"]
     figures: dict[str, Any] = {}
     if "a" in chosen:
         figures["a"] = bench_throughput(args.quick)
@@ -323,6 +406,8 @@ def main() -> None:
         figures["b"] = bench_scaling(args.quick)
     if "c" in chosen:
         figures["c"] = bench_proxy(args.quick)
+    if "d" in chosen:
+        figures["d"] = bench_offline(args.quick)
     if args.json:
         print(json.dumps(figures, indent=2))
 

@@ -61,7 +61,7 @@ def test_a_finding_is_recorded_and_the_flow_left_untouched(addon_ctx: Any) -> No
     assert (flow.request.raw_content, flow.request.headers.fields, flow.response.raw_content,
             flow.response.headers.fields) == before
     assert flow.response.stream is False  # a JSON response is not streamed
-    (x,) = addon.auditor.result().audited
+    (x,) = addon.audited()
     assert [(f.rule, f.pointer) for f in x.findings] == [
         ("BO-001", "/request/body/messages/0/content/1")]
 
@@ -78,7 +78,7 @@ def test_an_event_stream_is_teed_unchanged_and_audited(addon_ctx: Any) -> None:
     flow.response.content = None  # what mitmproxy leaves after streaming
     addon.response(flow)
     addon.flush()
-    (x,) = addon.auditor.result().audited
+    (x,) = addon.audited()
     assert x.findings == () and x.conversation == "c1" and x.status == 200
 
 
@@ -95,7 +95,7 @@ def test_an_unreachable_upstream_is_a_flow_with_a_note(addon_ctx: Any) -> None:
     cycle(tctx, addon, flow)
     addon.error(flow)  # mitmproxy may call error after response hooks: seen once only
     addon.flush()
-    (x,) = addon.auditor.result().audited
+    (x,) = addon.audited()
     assert x.status is None and x.error
     assert [f.rule for f in x.findings] == ["BO-001"]  # the request is still audited
     assert any("transport error" in n for n in x.notes)
@@ -105,8 +105,7 @@ def test_other_traffic_passes_and_is_ignored(addon_ctx: Any) -> None:
     addon, tctx = addon_ctx
     flow = tflow.tflow(resp=True)
     cycle(tctx, addon, flow)
-    result = addon.auditor.result()
-    assert result.audited == () and result.ignored == 1
+    assert addon.audited() == () and addon.ignored == 1
 
 
 def test_an_exception_in_a_rule_is_contained(addon_ctx: Any,
@@ -121,7 +120,7 @@ def test_an_exception_in_a_rule_is_contained(addon_ctx: Any,
                                                 ("unknown-block",), boom),))
     flow = llm_flow(THINKING_IN_USER, response=http.Response.make(200, b"{}"))
     cycle(tctx, addon, flow)
-    (x,) = addon.auditor.result().audited
+    (x,) = addon.audited()
     assert [e.check for e in x.errors] == ["boom"]
     assert flow.response.status_code == 200 and flow.error is None
 
@@ -155,7 +154,7 @@ def test_hooks_hand_over_without_waiting_for_the_audit(addon_ctx: Any,
     assert time.perf_counter() - started < 1.0  # the flow went on while the audit waits
     release.set()
     addon.flush()
-    assert len(addon.auditor.result().audited) == 1
+    assert len(addon.audited()) == 1
 
 
 def test_an_overfull_backlog_is_counted_and_reported(addon_ctx: Any, tmp_path: Path,
@@ -195,7 +194,7 @@ def test_options_reach_the_auditor(addon_ctx: Any) -> None:
     tctx.configure(addon, tck_max_body=64)
     flow = llm_flow(THINKING_IN_USER, response=http.Response.make(200, b"{}"))
     cycle(tctx, addon, flow)
-    (x,) = addon.auditor.result().audited
+    (x,) = addon.audited()
     assert x.checked == () and "limit" in x.notes[0]
 
 

@@ -89,6 +89,58 @@ def test_usage_and_input_errors_exit_2(argv: list[str], tmp_path: Path,
     assert info.value.code == 2
 
 
+def test_a_mistyped_read_path_exits_2_and_leaves_the_previous_report(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 23: an audit that fails before reading anything writes no report."""
+    out_dir = tmp_path / "out"
+    path = capture(tmp_path, anthropic([{"role": "user", "content": "q"}]))
+    assert main(["audit", "--read", str(path), "--report-dir", str(out_dir)]) == 0
+    before = {p.name: p.read_bytes() for p in out_dir.rglob("*") if p.is_file()}
+    capsys.readouterr()
+    assert main(["audit", "--read", str(path), str(tmp_path / "captrue.jsonl"),
+                 "--report-dir", str(out_dir)]) == 2
+    err = capsys.readouterr().err
+    assert "CAPTURE_UNREADABLE" in err and "captrue.jsonl" in err and "no report" in err
+    assert {p.name: p.read_bytes() for p in out_dir.rglob("*") if p.is_file()} == before
+
+
+def test_the_audit_never_says_conformant(tmp_path: Path,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 21 E: "no violation seen in N requests", the rules checked and those never
+    exercised; never "conformant" in any report or badge."""
+    from agent_tck.harness.reports import read
+
+    clean = [anthropic([{"role": "user", "content": f"q{i}"}]) for i in range(3)]
+    out_dir = tmp_path / "out"
+    assert main(["audit", "--read", str(capture(tmp_path, *clean)), "--report-dir",
+                 str(out_dir)]) == 0
+    run = read(out_dir / "results.jsonl")
+    assert run.verdicts is not None
+    assert run.verdicts["overall"].text == "no violation seen in 3 requests"
+    assert run.verdicts["block-omission"].verdict == "no violation seen"
+    assert run.rule_status["BO-D002"] == "untested"  # no tool result in this traffic
+    checked = {c.rules[0]: c.message for c in run.cases if c.case.startswith("audit.")}
+    assert checked["BO-001"] == "no violation seen in 3 of 3 requests"
+    page = (out_dir / "report.html").read_text()
+    assert "Rules checked" in page and "BO-001" in page
+    assert "Rules never exercised (" in page and "BO-D002" in page
+    badge = json.loads((out_dir / "badges" / "overall.json").read_text())
+    assert badge["message"] == "no violation seen in 3 requests"
+    for path_ in out_dir.rglob("*"):
+        if path_.is_file() and path_.suffix in (".html", ".md", ".json", ".xml"):
+            text = path_.read_text().lower().replace("not conformant", "")
+            assert "conformant" not in text, path_.name
+    bad = anthropic([{"role": "user", "content": [{"type": "thinking", "thinking": "t"}]}])
+    assert main(["audit", "--read", str(capture(tmp_path, bad, *clean)), "--report-dir",
+                 str(out_dir)]) == 1
+    run = read(out_dir / "results.jsonl")
+    assert run.verdicts is not None
+    assert run.verdicts["block-omission"].verdict == "violation seen"
+    assert "BO-001" in run.verdicts["overall"].failing
+    assert json.loads((out_dir / "badges" / "overall.json").read_text())["message"] == (
+        "violation seen in 4 requests")
+
+
 def test_listen_addresses_default_to_loopback() -> None:
     assert parse_listen("8080") == ("127.0.0.1", 8080)
     assert parse_listen("127.0.0.1:9") == ("127.0.0.1", 9)
@@ -109,3 +161,29 @@ def test_the_proxy_command_is_reverse_lazy_with_its_own_confdir_and_no_dumps() -
     assert "-s" in cmd and cmd[cmd.index("-s") + 1].endswith("harness/audit/addon.py")
     assert "-w" not in cmd and "hardump" not in joined and "save_stream_file" not in joined
     assert "flow_detail=0" in joined  # no flow dump (headers, keys) on the terminal
+
+
+def test_an_interrupted_read_leaves_a_truncated_report(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ctrl-C in the middle of `audit --read`: results.jsonl reads as truncated, and the views
+    beside it are those of the truncated stream, not of an earlier run."""
+    from agent_tck.harness.audit import engine
+    from agent_tck.harness.reports import read
+
+    out_dir = tmp_path / "out"
+    path = capture(tmp_path, *[anthropic([{"role": "user", "content": [
+        {"type": "thinking", "thinking": "t"}]}]) for _ in range(3)])
+    assert main(["audit", "--read", str(path), "--report-dir", str(out_dir)]) == 1
+    real, seen = engine.Auditor.observe, []
+
+    def interrupted(self: Any, raw: Any) -> Any:
+        seen.append(raw)
+        if len(seen) == 2:
+            raise KeyboardInterrupt
+        return real(self, raw)
+
+    monkeypatch.setattr(engine.Auditor, "observe", interrupted)
+    assert main(["audit", "--read", str(path), "--report-dir", str(out_dir)]) == 130
+    assert read(out_dir / "results.jsonl").truncated
+    assert not (out_dir / "audit.json").exists()
+    assert "truncated" in (out_dir / "summary.md").read_text()

@@ -90,7 +90,10 @@ def test_a_crashing_rule_and_a_crashing_tracker_are_contained(
     assert case["exchange-0.WA-D006"]["status"] == "errored"
     assert case["exchange-0.WA-D006"]["transcript"]
     assert case["exchange-0.WA-D003"]["status"] == "errored"  # the rule the crashed check owns
-    assert case["exchange-0.BO-D001"]["status"] == "pass"
+    # a rule that saw nothing has no record of the request: one per-rule record says so
+    assert "exchange-0.BO-D001" not in case
+    assert case["audit.BO-D001"]["status"] == "pass"
+    assert case["audit.BO-D001"]["message"] == "no violation seen in 1 of 1 request"
 
 
 def test_a_20_mb_body_is_audited_in_bounded_time() -> None:

@@ -16,10 +16,12 @@ module                 role
 ``capture``            a captured exchange as bytes (:class:`RawExchange`) and its decoding into
                        the JSON exchange the rules read (content-encoding, JSON, SSE, limits)
 ``readers``            offline captures: mitmproxy flow files, HAR, the JSONL capture format
+``har_stream``         a HAR file read one entry at a time (memory follows the largest entry)
 ``engine``             :class:`Auditor`: exchanges in, findings, conversations and notes out;
                        an exception inside a rule is a reported value
 ``redact``             the salted secret scrubber every artifact goes through
-``report``             audit results -> the runner's report files (and ``audit.json``)
+``report``             audit results -> case records, ``audit.json`` entries, verdicts (pure)
+``sink``               the reports written as the audit goes (memory follows findings)
 ``timeline``           the per-conversation timeline section of report.html
 ``addon``              the mitmproxy addon, a thin shell (``mitmdump -s harness/audit/addon.py``)
 =====================  ========================================================================

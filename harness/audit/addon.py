@@ -6,10 +6,12 @@ rules, and never touch the traffic. Request and response bytes reach the other s
 a Server-Sent Events response is streamed through at once, with a tee on
 ``flow.response.stream`` keeping a bounded copy for the audit; every hook and the worker
 contain their own exceptions (a failing audit is logged and reported, never a broken flow);
-non-LLM traffic passes and is ignored. ``results.jsonl`` is written as the audit goes (the
-header when the proxy starts, each exchange's records flushed as it is audited), so even a
-``kill -9`` leaves a stream ``agent-tck report`` renders; every view is re-rendered when
-mitmproxy shuts down (Ctrl-C, SIGTERM), after the worker has caught up. A request that reached
+non-LLM traffic passes and is ignored. ``results.jsonl`` is written as the audit goes by a
+:class:`harness.audit.sink.ReportSink` (the header when the proxy starts, each exchange's
+records flushed as it is audited), so even a ``kill -9`` leaves a stream ``agent-tck report``
+renders; when mitmproxy shuts down (Ctrl-C, SIGTERM) and the worker has caught up, the sink
+appends the per-rule records and the footer and renders every view. Nothing per request is
+kept in memory. A request that reached
 the proxy but had no response yet at shutdown is still audited (its request-side rules), with
 a note saying the response never came. If the audit falls more than ``tck_backlog``
 exchanges behind, further ones are counted and reported as not audited rather than queued
@@ -29,10 +31,12 @@ It never writes mitmproxy's raw flows or a HAR: run it without ``-w`` and ``hard
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import queue
 import sys
 import threading
+from collections import deque
 from pathlib import Path
 from typing import Any
 
@@ -42,14 +46,15 @@ except ImportError:  # pragma: no cover - depends on how mitmdump was started
     sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "src"))
 
 from agent_tck.harness.audit.capture import DEFAULT_MAX_BODY, RawExchange
-from agent_tck.harness.audit.engine import Auditor
+from agent_tck.harness.audit.engine import Auditor, ExchangeResult
 from agent_tck.harness.audit.readers import flow_to_raw
 from agent_tck.harness.audit.redact import Scrubber
-from agent_tck.harness.audit.report import LiveStream
+from agent_tck.harness.audit.sink import ReportSink
 
 log = logging.getLogger("agent_tck.audit")
 
 _TEE = "agent_tck_tee"
+RECENT_RESULTS = 256
 _SEEN = "agent_tck_seen"
 
 
@@ -85,7 +90,11 @@ class AgentTckAudit:
     """The addon: hooks only move flows to the audit worker, and reports out."""
 
     def __init__(self) -> None:
-        self.auditor = Auditor()
+        self.auditor = Auditor(keep=False)  # results go to the sink as they come
+        #: the latest results (bounded), for a look at what the proxy is doing
+        self.recent: deque[ExchangeResult] = deque(maxlen=RECENT_RESULTS)
+        self.ignored = 0
+        self.metrics: Any = None  # harness.audit.metrics.AuditMetrics with --metrics
         self.scrub = Scrubber()
         self.flows = 0
         self.dropped = 0
@@ -94,11 +103,12 @@ class AgentTckAudit:
         self._worker: threading.Thread | None = None
         self._lock = threading.Lock()
         self._pending: dict[str, Any] = {}  # flow id -> flow whose request arrived
-        self.stream: LiveStream | None = None
+        self.stream: ReportSink | None = None
 
     # -- options ------------------------------------------------------------------------------
 
     def load(self, loader: Any) -> None:
+        quiet_cancellations()
         loader.add_option("tck_report_dir", str, "reports/audit",
                           "agent-tck: where the audit reports are written")
         loader.add_option("tck_max_body", int, DEFAULT_MAX_BODY,
@@ -109,6 +119,10 @@ class AgentTckAudit:
                           "agent-tck: how the traffic was captured (shown in the reports)")
         loader.add_option("tck_backlog", int, 256,
                           "agent-tck: completed exchanges that may wait for the audit")
+        loader.add_option("tck_metrics", str, "",
+                          "agent-tck: HOST:PORT to serve Prometheus metrics on (empty: none)")
+        loader.add_option("tck_log_format", str, "text",
+                          "agent-tck: text or json (one JSON object per log line)")
 
     def configure(self, updated: Any) -> None:
         from mitmproxy import ctx
@@ -117,6 +131,14 @@ class AgentTckAudit:
             self.auditor.max_body = max(0, int(ctx.options.tck_max_body))
         if "tck_backlog" in updated and self._worker is None:
             self._queue = queue.Queue(maxsize=max(1, int(ctx.options.tck_backlog)))
+        if "tck_log_format" in updated and ctx.options.tck_log_format == "json":
+            json_logs(log)
+        if "tck_metrics" in updated and ctx.options.tck_metrics and self.metrics is None:
+            from agent_tck.harness.audit.metrics import AuditMetrics
+
+            host, _, port = ctx.options.tck_metrics.rpartition(":")
+            self.metrics = AuditMetrics()
+            self.metrics.serve(host.strip("[]") or "127.0.0.1", int(port))
 
     # -- hooks --------------------------------------------------------------------------------
 
@@ -146,9 +168,14 @@ class AgentTckAudit:
 
     def done(self) -> None:
         try:
-            for flow in list(self._pending.values()):  # reached us, never answered
+            waiting = list(self._pending.values())
+            for flow in waiting:  # reached us, never answered
                 self._hand_over(flow, note="the proxy stopped before the response arrived: "
                                            "request-side rules only")
+            if waiting:  # one line for them all (issue 26.9), never one per request
+                log.warning("agent-tck: %d requests were still waiting for their response at "
+                            "the stop: audited on their request side, connections closed",
+                            len(waiting))
             self.flush()
             self.write_reports()
         except Exception:
@@ -199,16 +226,18 @@ class AgentTckAudit:
                 self._queue.task_done()
 
     def _open_stream(self) -> None:
+        with self._lock:
+            self._open_stream_locked()
+
+    def _open_stream_locked(self) -> None:
         from mitmproxy import ctx
 
-        with self._lock:
-            if self.stream is not None:
-                return
+        if self.stream is None:
             try:
-                self.stream = LiveStream(ctx.options.tck_report_dir,
+                self.stream = ReportSink(ctx.options.tck_report_dir,
                                          source=ctx.options.tck_source,
                                          name=ctx.options.tck_name, scrub=self.scrub)
-            except Exception:  # no stream: the reports are still written at shutdown
+            except Exception:  # no stream: tried again at shutdown
                 log.exception("agent-tck: cannot write results.jsonl as the audit goes")
 
     def _audit(self, raw: RawExchange) -> None:
@@ -216,6 +245,10 @@ class AgentTckAudit:
             self._open_stream()
         with self._lock:
             result = self.auditor.observe(raw)
+            self.recent.append(result)
+            self.ignored += result.dialect is None
+            if self.metrics is not None:
+                self.metrics.observe(result, self.auditor.open_conversations)
             if self.stream is not None:
                 try:
                     self.stream.add(result)
@@ -233,6 +266,10 @@ class AgentTckAudit:
                 f"agent-tck: #{result.index} {result.method} {result.path}: "
                 f"no response: {result.error}"))
 
+    def audited(self) -> tuple[ExchangeResult, ...]:
+        """The latest audited (LLM) exchanges' results, oldest first."""
+        return tuple(x for x in self.recent if x.dialect is not None)
+
     def flush(self) -> None:
         """Wait until every exchange handed over so far has been audited."""
         if self._worker is not None:
@@ -247,27 +284,63 @@ class AgentTckAudit:
     def write_reports(self) -> dict[str, Path]:
         from mitmproxy import ctx
 
-        from agent_tck.harness.audit.report import write_reports
-
         self.stop()
         with self._lock:
-            if self.stream is not None:
-                self.stream.close()
-                self.stream = None
             if self.dropped:
                 self.auditor.note(f"{self.dropped} exchanges were not audited: the audit fell "
                                   f"more than {self._queue.maxsize} exchanges behind")
                 self.dropped = 0
+            if self.stream is None:
+                self._open_stream_locked()
+            sink, self.stream = self.stream, None
             result = self.auditor.result()
         folder = Path(ctx.options.tck_report_dir)
-        self.written = write_reports(folder, result, source=ctx.options.tck_source,
-                                     name=ctx.options.tck_name, scrub=self.scrub)
-        errors = sum(1 for _, f in result.findings if f.severity == "error")
-        warnings = sum(1 for _, f in result.findings if f.severity == "warning")
+        if sink is None:
+            raise RuntimeError(f"cannot write the audit reports in {folder}")
+        self.written = sink.finish(result.conversations, result.notes)
+        tally = sink.tally
         log.warning("agent-tck: audited %d LLM requests (%d other ignored): %d errors, "
-                    "%d warnings; reports in %s", len(result.audited), result.ignored, errors,
-                    warnings, folder)
+                    "%d warnings; reports in %s", tally.audited, tally.ignored,
+                    tally.severity.get("error", 0), tally.severity.get("warning", 0), folder)
         return self.written
+
+
+class _JsonLines(logging.Formatter):
+    def format(self, record: logging.LogRecord) -> str:
+        import json
+
+        return json.dumps({"time": self.formatTime(record, "%Y-%m-%dT%H:%M:%S%z"),
+                           "level": record.levelname.lower(), "logger": record.name,
+                           "message": record.getMessage()}, ensure_ascii=False)
+
+
+def json_logs(logger: logging.Logger) -> None:
+    """``--log-format json``: the audit's log lines as JSON objects on stderr, one a line."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(_JsonLines())
+    logger.handlers[:] = [handler]
+    logger.propagate = False
+
+
+class _NoCancellations(logging.Filter):
+    def filter(self, record: logging.LogRecord) -> bool:
+        exc = record.exc_info[1] if record.exc_info else None
+        return not isinstance(exc, asyncio.CancelledError)
+
+
+def quiet_cancellations() -> None:
+    """A stop with requests in flight cancels each connection's task, and asyncio logs every
+    cancellation as a traceback ("Exception in callback ... CancelledError"): 135 requests in
+    flight made 4,700 lines of stderr (issue 26.9). Cancellations say nothing the stop does not
+    (:meth:`AgentTckAudit.done` counts the requests in one line), so a filter on the
+    ``asyncio`` logger (and on mitmproxy's, which logs them as "Unhandled error in task")
+    drops log records carrying one; every other error is still logged. A filter rather than
+    a loop exception handler: mitmproxy puts the loop's handler back when its run ends, and
+    the connections still open are cancelled after that."""
+    for name in ("asyncio", "mitmproxy.master"):
+        logger = logging.getLogger(name)
+        if not any(isinstance(f, _NoCancellations) for f in logger.filters):
+            logger.addFilter(_NoCancellations())
 
 
 def _where(flow: Any) -> str:

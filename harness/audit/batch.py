@@ -20,12 +20,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from agent_tck.harness.audit.engine import Auditor, AuditResult
+from agent_tck.harness.audit.engine import Auditor, AuditResult, ExchangeResult
 from agent_tck.harness.common.errors import HarnessError
 
 
@@ -55,14 +55,26 @@ def opening_keys(dialect: str, body: Any) -> set[str]:
     return keys
 
 
+def audit_stream(paths: Sequence[str], *, max_body: int | None, salt: bytes,
+                 save_vectors: bool, on_result: Callable[[ExchangeResult], None]
+                 ) -> tuple[AuditResult, int, list[dict[str, Any]]]:
+    """Audit ``paths`` as one stream, handing each result to ``on_result`` and keeping none
+    (the work of ``audit --read``): (the result without exchanges, unusable files, cases)."""
+    group = audit_group(paths, max_body=max_body, salt=salt, save_vectors=save_vectors,
+                        keys=False, on_result=on_result)
+    return group.result, group.unusable, list(group.cases)
+
+
 def audit_group(paths: Sequence[str], *, max_body: int | None, salt: bytes,
-                save_vectors: bool, keys: bool) -> GroupResult:
-    """Audit ``paths`` as one stream (the work of ``audit --read``)."""
+                save_vectors: bool, keys: bool,
+                on_result: Callable[[ExchangeResult], None] | None = None) -> GroupResult:
+    """Audit ``paths`` as one stream; with ``on_result``, results go there and are not kept."""
     from agent_tck.harness.audit.capture import to_exchange
     from agent_tck.harness.audit.readers import CaptureNote, read_capture
     from agent_tck.harness.audit.redact import Scrubber
 
-    auditor = Auditor() if max_body is None else Auditor(max_body=max_body)
+    keep = on_result is None
+    auditor = Auditor(keep=keep) if max_body is None else Auditor(max_body=max_body, keep=keep)
     saver = VectorSaver(Scrubber(salt), auditor.max_body) if save_vectors else None
     unusable = 0
     per_file: list[frozenset[str]] = []
@@ -75,6 +87,8 @@ def audit_group(paths: Sequence[str], *, max_body: int | None, salt: bytes,
                     auditor.note(f"{item.ref}: {item.message}")
                     continue
                 result = auditor.observe(item)
+                if on_result is not None:
+                    on_result(result)
                 if saver is not None:
                     saver.observe(path, item, result)
                 if keys and result.dialect is not None:

@@ -153,6 +153,8 @@ class _Conv:
     records: list[_Msg] | None = None  # the latest request's messages, normalized (recent)
     raw: list[Any] | None = None  # ... and as sent (recent)
     nodes: set[int] = field(default_factory=set)  # tree nodes this conversation reached
+    #: the tracker's first-turn index keys it is listed under (to leave them when closed)
+    firsts: set[tuple[str, int, int]] = field(default_factory=set)
     #: its latest paths ("single", "merged"): (nodes, turns), to extend rather than re-walk
     paths: dict[str, tuple[tuple[int, ...], tuple[int, ...]]] = field(default_factory=dict)
     active: int = 0  # when it last received a request (recency)

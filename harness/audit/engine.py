@@ -111,21 +111,28 @@ class AuditResult:
 
 @dataclass
 class Auditor:
-    """Feed exchanges with :meth:`observe`; read the result with :meth:`result`."""
+    """Feed exchanges with :meth:`observe`; read the result with :meth:`result`.
+
+    ``keep=False``: the results are only returned, not kept (the caller streams them to a
+    :class:`harness.audit.sink.ReportSink`), and :meth:`result` has no exchanges: memory is then
+    bounded by the tracker's open conversations, whatever the number of requests."""
 
     max_body: int = DEFAULT_MAX_BODY
+    keep: bool = True
     _tracker: ConversationTracker = field(default_factory=ConversationTracker)
     _recent: deque[ExchangeAudit] = field(default_factory=lambda: deque(maxlen=RECENT_AUDITS))
     _results: list[ExchangeResult] = field(default_factory=list)
     _notes: list[str] = field(default_factory=list)
     _ignored: int = 0
+    _count: int = 0
 
     def note(self, message: str) -> None:
         self._notes.append(message)
 
     def observe(self, raw: RawExchange) -> ExchangeResult:
         started = time.perf_counter()
-        index = len(self._results)
+        index = self._count
+        self._count += 1
         status = raw.response.status if raw.response is not None else None
         started_at, time_note = valid_time(raw.started)
         if time_note is not None:
@@ -139,7 +146,8 @@ class Auditor:
         if dialect is None:
             self._ignored += 1
             result = ExchangeResult(**base, dialect=None, notes=raw.notes)
-            self._results.append(result)
+            if self.keep:
+                self._results.append(result)
             return result
         try:
             result = self._audit(raw, base, dialect)
@@ -151,7 +159,8 @@ class Auditor:
                 "audit", (), f"{type(exc).__name__}: {exc}",
                 tuple(traceback.format_exc().splitlines()[-12:])),))
         result = _with_duration(result, started)
-        self._results.append(result)
+        if self.keep:
+            self._results.append(result)
         return result
 
     def _audit(self, raw: RawExchange, base: dict[str, Any], dialect: str) -> ExchangeResult:
@@ -187,6 +196,10 @@ class Auditor:
             parent=parent, rewrite=rewrite, checked=tuple(sorted(set(checked))),
             findings=tuple(sorted(set(findings))), errors=tuple(errors), notes=decoded.notes,
         )
+
+    @property
+    def open_conversations(self) -> int:
+        return self._tracker.open_conversations
 
     def observe_all(self, items: Iterable[RawExchange]) -> None:
         for raw in items:

@@ -183,36 +183,56 @@ def _har_text(content: Any) -> tuple[bytes | None, bool]:
     return text.encode("utf-8", "surrogatepass"), True
 
 
-def read_har(doc: Any, name: str) -> Iterator[Item]:
-    log = doc.get("log") if isinstance(doc, Mapping) else None
-    entries = log.get("entries") if isinstance(log, Mapping) else None
-    if not isinstance(entries, list):
-        raise HarnessError("CAPTURE_INVALID", "a HAR file needs an object at /log with a list "
-                           "at /log/entries", name)
-    for i, entry in enumerate(entries):
-        ref = f"{name}#{i}"
-        if not isinstance(entry, Mapping) or not isinstance(entry.get("request"), Mapping):
-            yield CaptureNote(ref, f"not a HAR entry: /log/entries/{i} needs a request object")
-            continue
-        try:
-            req = entry["request"]
-            body, decoded = _har_text(req.get("postData"))
-            request = RawMessage(headers_from(req.get("headers")), body, False, decoded)
-            resp = entry.get("response") or {}
-            status = resp.get("status")
-            response = None
-            error = None
-            if isinstance(status, int) and status > 0:
-                rbody, rdecoded = _har_text(resp.get("content"))
-                response = RawResponse(headers_from(resp.get("headers")), rbody, False,
-                                       rdecoded, status)
+def read_har(handle: IO[bytes], path: Path, *, max_entry: int | None = None) -> Iterator[Item]:
+    """Every entry of a HAR file, streamed (:mod:`harness.audit.har_stream`): memory follows
+    the largest entry, never the file."""
+    from agent_tck.harness.audit.har_stream import HarDamage, har_entries
+
+    name = path.name
+    index = -1
+    try:
+        for entry in har_entries(handle, max_entry=MAX_LINE if max_entry is None else max_entry):
+            index = entry.index
+            if entry.error is not None:
+                yield CaptureNote(f"{name}#{index}", f"not a HAR entry: {entry.error}")
             else:
-                error = str(resp.get("_error") or entry.get("_error") or "no response")
-            started, notes = _time(entry.get("startedDateTime"))
-            yield RawExchange(ref, str(req["method"]), str(req["url"]), request, response,
-                              error, started, notes)
-        except (KeyError, TypeError, AttributeError, ValueError, UnicodeError) as exc:
-            yield CaptureNote(ref, f"not a HAR entry: {type(exc).__name__}: {exc}")
+                yield har_entry(entry.value, f"{name}#{index}", index)
+    except (HarDamage, UnicodeDecodeError) as exc:
+        reason, where = ((exc.reason, f"{path}:{exc.where}") if isinstance(exc, HarDamage)
+                         else (f"not UTF-8 ({exc.reason})", str(path)))
+        if index < 0:
+            raise HarnessError("CAPTURE_INVALID", f"not valid JSON (HAR): {reason}",
+                               where) from None
+        yield CaptureNote(f"{name}#{index + 1}", f"the HAR file is damaged here ({where}): "
+                          f"{reason}; the entries before it were read")
+    except ValueError:
+        raise HarnessError("CAPTURE_INVALID", "a HAR file needs an object at /log with a list "
+                           "at /log/entries", str(path)) from None
+
+
+def har_entry(entry: Any, ref: str, i: int) -> Item:
+    """One HAR entry as an exchange (or a note saying why it is not one)."""
+    if not isinstance(entry, Mapping) or not isinstance(entry.get("request"), Mapping):
+        return CaptureNote(ref, f"not a HAR entry: /log/entries/{i} needs a request object")
+    try:
+        req = entry["request"]
+        body, decoded = _har_text(req.get("postData"))
+        request = RawMessage(headers_from(req.get("headers")), body, False, decoded)
+        resp = entry.get("response") or {}
+        status = resp.get("status")
+        response = None
+        error = None
+        if isinstance(status, int) and status > 0:
+            rbody, rdecoded = _har_text(resp.get("content"))
+            response = RawResponse(headers_from(resp.get("headers")), rbody, False,
+                                   rdecoded, status)
+        else:
+            error = str(resp.get("_error") or entry.get("_error") or "no response")
+        started, notes = _time(entry.get("startedDateTime"))
+        return RawExchange(ref, str(req["method"]), str(req["url"]), request, response,
+                           error, started, notes)
+    except (KeyError, TypeError, AttributeError, ValueError, UnicodeError) as exc:
+        return CaptureNote(ref, f"not a HAR entry: {type(exc).__name__}: {exc}")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -367,10 +387,4 @@ def read_capture(path: Path) -> Iterator[Item]:
             yield from read_jsonl(handle, name)
             return
         handle.seek(0)
-        try:
-            doc = loads(handle.read())
-        except StrictJSONError as exc:
-            where = f"{path}:{exc.line}:{exc.column}" if exc.line is not None else str(path)
-            raise HarnessError("CAPTURE_INVALID", f"not valid JSON (HAR): {exc.reason}",
-                               where) from None
-        yield from read_har(doc, name)
+        yield from read_har(handle, path)

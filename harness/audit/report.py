@@ -1,13 +1,20 @@
-"""Audit results as the runner's report files, and as ``audit.json`` for machines.
+"""Audit results as the runner's report records, and as ``audit.json`` entries (pure).
 
-Findings map onto case records of the results stream (vectors/schema/results.schema.json):
-one record per (audited exchange, rule checked), status ``fail`` when the exchange has a
-finding of that rule, ``errored`` when the check that enforces it raised, else ``pass``. The
-record's family is the cited rule's family (block-omission, developer-messages, wire-audit...),
-its ``input`` a reference to the exchange (index, method, URL, conversation; never a body),
-``expected`` the empty list of findings and ``actual`` the findings of that rule. An exchange
-the audit could not read (a truncated capture, a body over the limit) gets one
-``not-applicable`` record naming why, so every request has a line in the report.
+Findings map onto case records of the results stream (vectors/schema/results.schema.json).
+Each audited exchange gets a record per rule it **violated** (status ``fail``, the findings in
+``actual``) or whose check raised (``errored``), and one ``not-applicable`` record for its
+notes, or for why it could not be audited at all (a truncated capture, a body over the limit).
+A request on which nothing was seen gets one rule-less record (a row of the report's timeline)
+while the audit is in its first :data:`TIMELINE_REQUESTS` requests, and none after: the report
+would otherwise grow by one record per rule per request (25 for a one-message request, 2.5
+million for a 100,000-entry HAR). When the audit ends, each rule checked gets one ``pass``
+record, ``audit.<RULE>``, saying on how many requests no violation of it was seen
+(:class:`AuditTally`); a rule the traffic never exercised has no record and reads as
+*untested*. The record's family is the cited rule's family
+(block-omission, developer-messages, wire-audit...), its ``input`` a reference to the exchange
+(index, method, URL, conversation; never a body). ``audit.json`` lists every audited exchange
+(:func:`exchange_entry`). :mod:`harness.audit.sink` writes both as the audit goes, so memory
+follows the findings and the open conversations, never the number of requests.
 
 Severity and level agree (a test holds them together): error findings belong to MUST rules,
 warnings to SHOULD rules, so warnings never fail the verdict unless ``--strict``.
@@ -110,16 +117,6 @@ def _describe(x: ExchangeResult) -> str:
     return f"{x.method} {x.path} -> {status}{where}"
 
 
-def case_records(result: AuditResult, scrub: Scrubber,
-                 families: Mapping[str, str]) -> list[dict[str, Any]]:
-    records: list[dict[str, Any]] = []
-    for x in result.audited:
-        for record in exchange_records(x, scrub, families):
-            record["seq"] = len(records) + 1
-            records.append(record)
-    return records
-
-
 def exchange_records(x: ExchangeResult, scrub: Scrubber,
                      families: Mapping[str, str]) -> list[dict[str, Any]]:
     """The case records (without ``seq``) of one audited exchange, redacted."""
@@ -150,7 +147,8 @@ def exchange_records(x: ExchangeResult, scrub: Scrubber,
              "message": scrub.text(f"{err.check}: {err.error}"),
              "transcript": [scrub.text(line) for line in err.traceback],
              "duration_ms": x.duration_ms})
-    for rid in sorted(set(x.checked) | set(errored)):
+    failing = {f.rule for f in x.findings}
+    for rid in sorted(failing | set(errored)):
         mine = [f for f in x.findings if f.rule == rid]
         operation = "wire.conversation" if rid in CONVERSATION_RULES else "wire.check"
         record: dict[str, Any] = {
@@ -166,13 +164,11 @@ def exchange_records(x: ExchangeResult, scrub: Scrubber,
                           actual={"output": [_finding_json(f) for f in mine]},
                           message=scrub.text(f"{first.severity} at {first.pointer}: "
                                              f"{first.message}{more}"))
-        elif rid in errored:
+        else:
             err = errored[rid]
             record.update(status="errored", actual=None,
                           message=scrub.text(f"check {err.check} raised {err.error}"),
                           transcript=[scrub.text(line) for line in err.traceback])
-        else:
-            record.update(status="pass", actual={"output": []}, message="")
         add(record)
     if x.notes:
         add({"type": "case", "case": f"exchange-{x.index}.notes", "family": "wire-audit",
@@ -211,87 +207,197 @@ def every_wire_rule() -> list[dict[str, Any]]:
     return rule_infos({rid for ids in WIRE_CHECKS.values() for rid in ids})
 
 
-class LiveStream:
-    """results.jsonl written as the audit goes (``audit --listen``): the header at once, each
-    exchange's records flushed when it is audited, so a proxy killed with ``kill -9`` leaves
-    a truncated stream ``agent-tck report`` renders; :func:`write_reports` at shutdown
-    replaces it with the finished one. Not thread-safe: the caller serialises."""
 
-    def __init__(self, folder: str | os.PathLike[str], *, source: str, name: str,
-                 scrub: Scrubber) -> None:
-        from agent_tck.harness.reports.stream import Writer
 
+def exchange_entry(x: ExchangeResult, scrub: Scrubber) -> dict[str, Any]:
+    """The ``audit.json`` entry of one audited exchange, redacted. Only the free text is
+    scrubbed (the ref, URL and error in :func:`_exchange_input`; findings, errors and notes
+    here): method, dialect, placement and conversation ids cannot hold a secret."""
+    return {
+        **_exchange_input(x, scrub), "dialect": x.dialect,
+        "findings": scrub.value([_finding_json(f) for f in x.findings]) if x.findings else [],
+        "errors": scrub.value([e.to_json() for e in x.errors]) if x.errors else [],
+        "notes": [scrub.text(n) for n in x.notes],
+    }
+
+
+#: the first requests each get a record even when nothing was seen on them (the rows of the
+#: report's conversation timeline, which shows as many); later clean requests are counted only
+TIMELINE_REQUESTS = 2000
+
+
+class AuditTally:
+    """What the audit has seen so far, in counts: per rule, the requests it was checked on and
+    those with a finding of it or an errored check; findings by severity; errored and ignored
+    exchanges. :meth:`records` turns an exchange into its case records (numbered), and
+    :meth:`closing` gives the per-rule ``pass`` records and the footer when the audit ends.
+    Memory: a few integers per rule, plus the status of each record written (for the footer)."""
+
+    def __init__(self, rules: list[dict[str, Any]], scrub: Scrubber) -> None:
+        self.rules = rules
         self.scrub = scrub
-        self.rules = every_wire_rule()
-        self.families = families_of(self.rules)
+        self.families = families_of(rules)
+        self.checked: dict[str, int] = {}
+        self.flagged: dict[str, int] = {}
+        self.severity: dict[str, int] = {"error": 0, "warning": 0}
+        self.audited = 0
+        self.errored = 0
+        self.errored_checks = 0
+        self.ignored = 0
         self.seq = 0
-        self.writer = Writer(Path(folder) / "results.jsonl")
-        self.writer.write(header_record(self.rules, source=source, name=name, scrub=scrub))
+        self.statuses: list[tuple[tuple[str, ...], str]] = []  # (rules, status) per record
+        self.by_family: dict[str, int] = {}  # requests on which a rule of the family was checked
 
-    def add(self, x: ExchangeResult) -> None:
-        for record in exchange_records(x, self.scrub, self.families):
+    def records(self, x: ExchangeResult) -> list[dict[str, Any]]:
+        """The case records of exchange ``x`` (none for a clean one), with their ``seq``."""
+        if x.dialect is None:
+            self.ignored += 1
+            return []
+        self.audited += 1
+        self.errored += bool(x.errors)
+        self.errored_checks += len(x.errors)
+        for f in x.findings:
+            self.severity[f.severity] = self.severity.get(f.severity, 0) + 1
+        bad = {f.rule for f in x.findings} | {r for e in x.errors for r in (e.rules or x.checked)}
+        families: set[str] = set()
+        for rid in set(x.checked) | bad:
+            families.add(self.families.get(rid, "wire-audit"))
+            self.checked[rid] = self.checked.get(rid, 0) + 1
+            if rid in bad:
+                self.flagged[rid] = self.flagged.get(rid, 0) + 1
+        for family in families:
+            self.by_family[family] = self.by_family.get(family, 0) + 1
+        out = exchange_records(x, self.scrub, self.families)
+        if not out and self.audited <= TIMELINE_REQUESTS:  # a row for the timeline, no rule
+            n = len(x.checked)
+            out = [{"type": "case", "case": f"exchange-{x.index}", "family": "wire-audit",
+                    "operation": "wire.check", "rules": [], "status": "pass",
+                    "description": self.scrub.text(_describe(x)),
+                    "input": _exchange_input(x, self.scrub), "expected": {"output": []},
+                    "actual": {"output": []}, "duration_ms": x.duration_ms,
+                    "message": f"no violation seen ({n} rule{'s' if n != 1 else ''} checked)"}]
+        for record in out:
             self.seq += 1
             record["seq"] = self.seq
-            self.writer.write(record)
+            self.statuses.append((tuple(record["rules"]), record["status"]))
+        return out
 
-    def close(self) -> None:
-        self.writer.close()
+    @property
+    def exit_code(self) -> int:
+        """1 when an error-severity finding exists or a request could not be audited."""
+        return 1 if self.severity.get("error") or self.errored else 0
+
+    def counts(self) -> dict[str, int]:
+        return {**self.severity, "exchanges": self.audited, "errored_exchanges": self.errored}
+
+    def closing(self) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+        """(one ``pass`` record per rule with a request on which it saw no violation, the
+        footer)."""
+        from agent_tck.harness.run.results import summarize
+
+        out = []
+        for rid in sorted(self.checked):
+            clean = self.checked[rid] - self.flagged.get(rid, 0)
+            if clean <= 0:
+                continue
+            self.seq += 1
+            seen = f"{self.checked[rid]} request{'s' if self.checked[rid] != 1 else ''}"
+            out.append({
+                "type": "case", "seq": self.seq, "case": f"audit.{rid}",
+                "family": self.families.get(rid, "wire-audit"),
+                "operation": "wire.conversation" if rid in CONVERSATION_RULES else "wire.check",
+                "rules": [rid], "status": "pass",
+                "description": f"{rid} checked on {seen}",
+                "input": {"requests": self.checked[rid], "clean": clean},
+                "expected": {"output": []}, "actual": {"output": []},
+                "message": f"no violation seen in {clean} of {seen}", "duration_ms": 0.0})
+            self.statuses.append(((rid,), "pass"))
+        cases = [{"rules": r, "status": s} for r, s in self.statuses]
+        summary = summarize(self.rules, cases)
+        footer = summary.footer(finished=_now(), exit_code=self.exit_code).to_json()
+        footer["verdicts"] = self.verdicts(summary.rule_status)
+        return out, footer
+
+    def verdicts(self, status: Mapping[str, str]) -> dict[str, dict[str, Any]]:
+        """What the audit saw, per family and overall (issue 21 E: a passive audit certifies
+        nothing, so never "conformant"): *violation seen* when a rule of the family had a
+        finding, *no violation seen* (in N requests) when its rules were checked without one,
+        *not exercised* when the traffic exercised none of them. ``failing`` names the MUST
+        rules that failed or whose check errored."""
+        from agent_tck.harness.run.results import NO_VIOLATION, NOT_EXERCISED, VIOLATION
+
+        out: dict[str, dict[str, Any]] = {}
+        every: list[dict[str, Any]] = []
+        for family in dict.fromkeys(r["family"] for r in self.rules):
+            rules = [r for r in self.rules if r["family"] == family]
+            every += rules
+            out[family] = _verdict(rules, status, self.by_family.get(family, 0))
+        overall = _verdict(every, status, self.audited)
+        out["overall"] = overall
+        assert {v["verdict"] for v in out.values()} <= {NO_VIOLATION, NOT_EXERCISED, VIOLATION}
+        return out
+
+
+def _verdict(rules: list[dict[str, Any]], status: Mapping[str, str],
+             requests: int) -> dict[str, Any]:
+    from agent_tck.harness.run.results import NO_VIOLATION, NOT_EXERCISED, VIOLATION
+
+    failing = [r["id"] for r in rules
+               if r["level"] == "MUST" and status.get(r["id"]) in ("fail", "errored")]
+    if any(status.get(r["id"]) == "fail" for r in rules):
+        verdict = VIOLATION
+    elif requests == 0 or all(status.get(r["id"]) == "untested" for r in rules):
+        verdict = NOT_EXERCISED
+    else:
+        verdict = NO_VIOLATION
+    return {"verdict": verdict, "failing": failing, "requests": requests}
 
 
 def records(result: AuditResult, *, source: str, name: str = "audited agent",
             scrub: Scrubber | None = None) -> list[dict[str, Any]]:
-    """The whole results stream (header, cases, footer) of an audit."""
-    from agent_tck.harness.run.results import summarize
-
+    """The whole results stream (header, cases, footer) of an audit held in memory."""
     scrub = scrub or Scrubber()
-    checked = {rid for x in result.exchanges for rid in x.checked}
-    checked |= {rid for x in result.exchanges for e in x.errors for rid in e.rules}
-    rules = rule_infos(checked)
-    header = header_record(rules, source=source, name=name, scrub=scrub)
-    cases = case_records(result, scrub, families_of(rules))
-    summary = summarize(rules, cases)
-    footer = summary.footer(finished=_now(), exit_code=result.exit_code).to_json()
-    return [header, *cases, footer]
+    tally = AuditTally(every_wire_rule(), scrub)
+    header = header_record(tally.rules, source=source, name=name, scrub=scrub)
+    cases = [r for x in result.exchanges for r in tally.records(x)]
+    closing, footer = tally.closing()
+    return [header, *cases, *closing, footer]
 
 
 def to_json(result: AuditResult, *, source: str, scrub: Scrubber | None = None) -> dict[str, Any]:
-    """``audit.json`` / ``--format json``: every audited exchange with its findings."""
+    """``audit.json`` / ``--format json`` of an audit held in memory."""
     scrub = scrub or Scrubber()
+    tally = AuditTally([], scrub)
     exchanges = []
-    for x in result.audited:
-        exchanges.append({
-            **_exchange_input(x, scrub), "dialect": x.dialect,
-            "findings": [_finding_json(f) for f in x.findings],
-            "errors": [e.to_json() for e in x.errors],
-            "notes": list(x.notes),
-        })
-    counts = {"error": 0, "warning": 0}
-    for _, f in result.findings:
-        counts[f.severity] = counts.get(f.severity, 0) + 1
-    doc = {
-        "format": AUDIT_FORMAT, "tck_version": __version__, "source": source,
+    for x in result.exchanges:
+        tally.records(x)
+        if x.dialect is not None:
+            exchanges.append(exchange_entry(x, scrub))
+    return audit_document(exchanges, tally, result.conversations, result.notes,
+                          source=source, scrub=scrub)
+
+
+def audit_document(exchanges: Any, tally: AuditTally, conversations: Iterable[Any],
+                   notes: Iterable[str], *, source: str, scrub: Scrubber) -> dict[str, Any]:
+    """The ``audit.json`` document; ``exchanges`` is the entry list (or a placeholder the
+    sink replaces with entries streamed from disk)."""
+    return {
+        "format": AUDIT_FORMAT, "tck_version": __version__, "source": scrub.text(source),
         "exchanges": exchanges,
-        "conversations": [c.to_json() for c in result.conversations],
-        "ignored": result.ignored, "notes": list(result.notes),
-        "counts": {**counts, "exchanges": len(exchanges),
-                   "errored_checks": sum(len(x.errors) for x in result.audited),
-                   "errored_exchanges": result.errored},
-        "exit_code": result.exit_code,
+        "conversations": [c.to_json() for c in conversations],
+        "ignored": tally.ignored, "notes": [scrub.text(n) for n in notes],
+        "counts": {**tally.counts(), "errored_checks": tally.errored_checks},
+        "exit_code": tally.exit_code,
     }
-    return scrub.value(doc)
 
 
 def write_reports(folder: str | os.PathLike[str], result: AuditResult, *, source: str,
                   name: str = "audited agent", scrub: Scrubber | None = None) -> dict[str, Path]:
     """results.jsonl, junit.xml, summary.md, report.html (with the conversation timeline),
-    badges, and audit.json, in ``folder``."""
-    from agent_tck.harness.reports import write_all
+    badges, and audit.json, in ``folder``, for an audit held in memory."""
+    from agent_tck.harness.audit.sink import ReportSink
 
-    scrub = scrub or Scrubber()
-    folder = Path(folder)
-    paths = write_all(folder, records(result, source=source, name=name, scrub=scrub))
-    audit_json = folder / "audit.json"
-    audit_json.write_text(json.dumps(to_json(result, source=source, scrub=scrub), indent=2,
-                                     ensure_ascii=False) + "\n", encoding="utf-8")
-    paths["audit.json"] = audit_json
-    return paths
+    sink = ReportSink(folder, source=source, name=name, scrub=scrub or Scrubber())
+    for x in result.exchanges:
+        sink.add(x)
+    return sink.finish(result.conversations, result.notes)

@@ -46,8 +46,8 @@ def _findings_cell(cases: list[CaseResult]) -> str:
         parts.append(f'<span class="st st-not-applicable">– note</span> '
                      f'<span class="muted">{h(note)}</span>')
     if not parts:
-        passed = sum(1 for c in cases if c.status == "pass")
-        return f'<span class="st st-pass">✓ {passed} rules pass</span>'
+        said = next((c.message for c in cases if c.status == "pass"), "no violation seen")
+        return f'<span class="st st-pass">✓ {h(said)}</span>'
     return "<br>".join(parts)
 
 
@@ -55,7 +55,8 @@ def render_section(run: Run) -> str:
     """The "Conversations" section (an HTML fragment), or ``""`` for a run without audit
     records."""
     by_exchange = _exchanges(run)
-    if not by_exchange:
+    audit = "wire.check" in (run.header.implementation.get("operations") or ())
+    if not by_exchange and not audit:
         return ""
     groups: dict[str, list[tuple[int, list[CaseResult]]]] = {}
     parents: dict[str, Any] = {}
@@ -66,10 +67,13 @@ def render_section(run: Run) -> str:
         if inp.get("placement") == "fork" and conv not in parents:
             parents[conv] = inp.get("parent")
     parts = [
+        '<h2 id="seen">What the audit saw</h2>', seen_section(run) if audit else "",
         '<h2 id="conversations">Conversations</h2>',
         '<p class="muted">Requests grouped by content into conversations (no client '
         "cooperation), in capture order; a fork inherits its parent's head and messages. "
-        "Each row names the rules that failed on that request.</p>",
+        "Each row names the rules that failed on that request. After the first 2,000 "
+        "requests, only those with a finding or a note have a row (audit.json lists every "
+        "request).</p>",
     ]
     rows = 0
     for conv, depth in _tree(list(groups), parents):
@@ -106,6 +110,23 @@ def render_section(run: Run) -> str:
                          "every request is in results.jsonl.</p>")
             break
     return "".join(parts)
+
+
+def seen_section(run: Run) -> str:
+    """A passive audit certifies nothing (issue 21 E): what it saw, in how many requests,
+    which rules it checked and which the traffic never exercised."""
+    overall = run.verdicts.get("overall") if run.verdicts else None
+    said = h(overall.text) if overall else "incomplete: the audit was stopped before its end"
+    checked = [r.id for r in run.header.rules if run.rule_status.get(r.id) != "untested"]
+    never = [r.id for r in run.header.rules if run.rule_status.get(r.id) == "untested"]
+    failing = [r.id for r in run.header.rules if run.rule_status.get(r.id) == "fail"]
+    return (f"<p><strong>{said}</strong>. An audit of traffic shows only what that traffic "
+            "exercised; it is no conformance verdict.</p>"
+            f"<p>Rules checked ({len(checked)}): {h(', '.join(checked) or 'none')}.</p>"
+            + (f"<p>Rules with a violation ({len(failing)}): {h(', '.join(failing))}.</p>"
+               if failing else "")
+            + f'<p class="muted">Rules never exercised ({len(never)}): '
+            f"{h(', '.join(never) or 'none')}.</p>")
 
 
 def _tree(convs: list[str], parents: Mapping[str, Any]) -> list[tuple[str, int]]:

@@ -189,6 +189,11 @@ class ConversationTracker:
         self._bound()
         return placement
 
+    @property
+    def open_conversations(self) -> int:
+        """How many conversations are open (at most ``max_conversations``)."""
+        return len(self._open)
+
     def result(self) -> TrackResult:
         return TrackResult(
             tuple(Conversation(c.id, c.dialect, c.parent, c.fork_at, tuple(c.requests))
@@ -270,6 +275,7 @@ class ConversationTracker:
             conv.nodes.add(node)
             if i < 2:
                 self._first.setdefault((dialect, i, turn), {})[conv.id] = self._seq
+                conv.firsts.add((dialect, i, turn))
         conv.paths[which] = (tuple(nodes), tuple(turns))
 
     def _bound(self) -> None:
@@ -286,8 +292,18 @@ class ConversationTracker:
                         del self._through[node]
                         self._child.pop(self._key.pop(node), None)
             conv.nodes = set()
-            for seen in self._first.values():
-                seen.pop(conv.id, None)
+            for key in conv.firsts:  # its own keys only: closing costs what it indexed
+                seen = self._first.get(key)
+                if seen is not None:
+                    seen.pop(conv.id, None)
+                    if not seen:
+                        del self._first[key]
+            conv.firsts = set()
+            # nothing is compared with a closed conversation again: keep only what the
+            # result lists (id, parent, requests), so closed ones cost a few bytes each
+            conv.state, conv.previous, conv.paths = _State((), ()), None, {}
+            conv.records = conv.raw = None
+            conv.head_parts = {}
 
     # -- placement ------------------------------------------------------------------------
 

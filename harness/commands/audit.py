@@ -12,7 +12,9 @@ Both write the runner's report files (results.jsonl, junit.xml, summary.md, repo
 per-conversation timeline, badges) plus audit.json into ``--report-dir``; ``--format json``
 prints audit.json on stdout. Exit 1 when an error-severity finding exists or a request could not
 be audited (errored), 0 otherwise, 2 on a usage error or when a --read file is not a capture at
-all (the other files are still audited and reported; the unusable one is a note). A damaged
+all (the other files are still audited and reported; the unusable one is a note). A --read path
+that cannot be opened (a typo) is exit 2 before anything is read, and no report is written
+over the previous one. A damaged
 record inside a capture is a note in the report, never the end of the run. docs/AUDIT.md and
 docs/RELIABILITY.md say more.
 """
@@ -78,6 +80,11 @@ def register(subparsers: Any) -> None:
                    help="with --read: audit the files in N processes; files whose "
                         "conversations may cross are audited together, with a note "
                         "(docs/AUDIT.md)")
+    p.add_argument("--metrics", metavar="HOST:PORT",
+                   help="with --listen: serve Prometheus metrics on http://HOST:PORT/metrics "
+                        "(docs/AUDIT.md; needs prometheus-client, in the proxy extra)")
+    p.add_argument("--log-format", choices=("text", "json"), default="text",
+                   help="with --listen: the proxy's log lines as text or as JSON lines")
     p.set_defaults(func=run)
 
 
@@ -85,9 +92,9 @@ def run(args: argparse.Namespace) -> int:
     if args.jobs < 1:
         raise HarnessError("USAGE", "--jobs takes a positive number of processes")
     if args.read:
-        if args.upstream or args.mode or args.confdir or args.mitmdump:
-            raise HarnessError("USAGE", "--upstream, --mode, --confdir and --mitmdump go with "
-                                        "--listen, not --read")
+        if args.upstream or args.mode or args.confdir or args.mitmdump or args.metrics:
+            raise HarnessError("USAGE", "--upstream, --mode, --confdir, --mitmdump and "
+                                        "--metrics go with --listen, not --read")
         return read_command(args.read, args.report_dir, fmt=args.format, name=args.name,
                             max_body=args.max_body, out=sys.stdout, err=sys.stderr,
                             save_vectors=args.save_vectors, jobs=args.jobs)
@@ -106,59 +113,84 @@ def read_command(files: list[Path], report_dir: Path, *, fmt: str = "text",
                  name: str = "audited agent", max_body: int | None = None,
                  out: IO[str], err: IO[str], save_vectors: Path | None = None,
                  jobs: int = 1) -> int:
-    from agent_tck.harness.audit.batch import audit_group, audit_parallel, write_vectors
+    from agent_tck.harness.audit.batch import audit_parallel, audit_stream, write_vectors
     from agent_tck.harness.audit.redact import Scrubber
-    from agent_tck.harness.audit.report import to_json, write_reports
+    from agent_tck.harness.audit.sink import ReportSink
 
+    check_readable(files)  # a mistyped path: exit 2, and the previous report stays
     scrub = Scrubber()
     save = save_vectors is not None
-    if jobs > 1 and len(files) > 1:
-        result, unusable, cases = audit_parallel([str(p) for p in files], jobs=jobs,
-                                                 max_body=max_body, salt=scrub.salt,
-                                                 save_vectors=save)
-    else:
-        group = audit_group([str(p) for p in files], max_body=max_body, salt=scrub.salt,
-                            save_vectors=save, keys=False)
-        result, unusable, cases = group.result, group.unusable, list(group.cases)
     source = "agent-tck audit --read " + " ".join(p.name for p in files)
+    sink = ReportSink(report_dir, source=source, name=name, scrub=scrub)
+
+    def add(x: Any) -> None:
+        sink.add(x)
+        if fmt != "json":
+            print_exchange(x, scrub, out)
+
+    try:
+        if jobs > 1 and len(files) > 1:
+            result, unusable, cases = audit_parallel([str(p) for p in files], jobs=jobs,
+                                                     max_body=max_body, salt=scrub.salt,
+                                                     save_vectors=save)
+            for x in result.exchanges:
+                add(x)
+        else:
+            result, unusable, cases = audit_stream([str(p) for p in files], max_body=max_body,
+                                                   salt=scrub.salt, save_vectors=save,
+                                                   on_result=add)
+    except BaseException:
+        sink.abandon()
+        raise
     if save_vectors is not None:
         saved = write_vectors(save_vectors, cases, source)
         err.write(f"agent-tck audit: {len(cases)} regression vectors"
                   + (f" saved to {saved}" if saved else " (no serializer finding to save)")
                   + "\n")
-    paths = write_reports(report_dir, result, source=source, name=name, scrub=scrub)
+    paths = sink.finish(result.conversations, result.notes)
     if fmt == "json":
-        json.dump(to_json(result, source=source, scrub=scrub), out, indent=2,
-                  ensure_ascii=False)
-        out.write("\n")
+        with paths["audit.json"].open(encoding="utf-8") as doc:
+            shutil.copyfileobj(doc, out)
     else:
-        print_text(result, paths, scrub, out)
+        print_totals(sink.tally, len(result.conversations), paths, out)
     for note in result.notes:
         err.write(scrub.text(f"agent-tck audit: note: {note}") + "\n")
     if unusable:
         err.write(f"agent-tck audit: {unusable} of {len(files)} files could not be read as "
                   "captures (see the notes above)\n")
         return 2
-    return result.exit_code
+    return sink.exit_code
 
 
-def print_text(result: Any, paths: dict[str, Path], scrub: Any, out: IO[str]) -> None:
-    for x in result.audited:
-        where = f" [{x.conversation} {x.placement}]" if x.conversation else ""
-        for f in x.findings:
-            out.write(scrub.text(f"#{x.index} {x.method} {x.path}{where}: {f.severity} "
-                                 f"{f.rule} at {f.pointer}: {f.message}") + "\n")
-        for e in x.errors:
-            out.write(scrub.text(f"#{x.index} {x.method} {x.path}{where}: check {e.check} "
-                                 f"raised {e.error}") + "\n")
-        for note in x.notes:
-            out.write(scrub.text(f"#{x.index} {x.method} {x.path}{where}: note: {note}") + "\n")
-    errors = sum(1 for _, f in result.findings if f.severity == "error")
-    warnings = sum(1 for _, f in result.findings if f.severity == "warning")
-    errored = f", {result.errored} not auditable (errored)" if result.errored else ""
-    out.write(f"audited {len(result.audited)} LLM requests in {len(result.conversations)} "
-              f"conversations ({result.ignored} other requests ignored): {errors} errors, "
-              f"{warnings} warnings{errored}\n")
+def check_readable(files: list[Path]) -> None:
+    """Every ``--read`` file exists and can be opened, before any report is touched."""
+    for path in files:
+        try:
+            with path.open("rb"):
+                pass
+        except OSError as exc:
+            raise HarnessError("CAPTURE_UNREADABLE", f"{exc.strerror or exc}; nothing was "
+                               "audited and no report was written", str(path)) from None
+
+
+def print_exchange(x: Any, scrub: Any, out: IO[str]) -> None:
+    """The console lines of one audited exchange: its findings, errored checks and notes."""
+    where = f" [{x.conversation} {x.placement}]" if x.conversation else ""
+    for f in x.findings:
+        out.write(scrub.text(f"#{x.index} {x.method} {x.path}{where}: {f.severity} "
+                             f"{f.rule} at {f.pointer}: {f.message}") + "\n")
+    for e in x.errors:
+        out.write(scrub.text(f"#{x.index} {x.method} {x.path}{where}: check {e.check} "
+                             f"raised {e.error}") + "\n")
+    for note in x.notes:
+        out.write(scrub.text(f"#{x.index} {x.method} {x.path}{where}: note: {note}") + "\n")
+
+
+def print_totals(tally: Any, conversations: int, paths: dict[str, Path], out: IO[str]) -> None:
+    errored = f", {tally.errored} not auditable (errored)" if tally.errored else ""
+    out.write(f"audited {tally.audited} LLM requests in {conversations} conversations "
+              f"({tally.ignored} other requests ignored): {tally.severity.get('error', 0)} "
+              f"errors, {tally.severity.get('warning', 0)} warnings{errored}\n")
     out.write("reports: " + ", ".join(str(p) for k, p in paths.items()
                                       if not k.startswith("badges/")) + "\n")
 
@@ -209,7 +241,8 @@ def find_mitmdump(explicit: str | None) -> str:
 
 
 def mitmdump_command(*, mitmdump: str, mode: str, upstream: str | None, host: str, port: int,
-                     confdir: Path, report_dir: Path, name: str, max_body: int | None) -> list[str]:
+                     confdir: Path, report_dir: Path, name: str, max_body: int | None,
+                     metrics: str | None = None, log_format: str = "text") -> list[str]:
     """The mitmdump command line: reverse (or regular) mode, lazy upstream connections, our
     own confdir, the addon; never ``-w`` or ``hardump``, and no flow dump on the terminal."""
     spec = f"reverse:{upstream}" if mode == "reverse" else "regular"
@@ -223,7 +256,30 @@ def mitmdump_command(*, mitmdump: str, mode: str, upstream: str | None, host: st
     ]
     if max_body is not None:
         cmd += ["--set", f"tck_max_body={max_body}"]
+    if metrics:
+        cmd += ["--set", f"tck_metrics={metrics}"]
+    if log_format != "text":
+        cmd += ["--set", f"tck_log_format={log_format}"]
     return cmd
+
+
+def run_child(cmd: list[str], err: IO[str]) -> int:
+    """Run mitmdump until it exits; SIGTERM and Ctrl-C become its SIGINT (it writes the
+    reports, then exits). Its lines (the addon's warnings, its own errors) reach the console
+    through the one output path: redacted, control characters escaped. kill -9 of this
+    process must not orphan it (it would keep the port and go on appending to results.jsonl):
+    the kernel kills it with us (issue 26.8)."""
+    from agent_tck.harness.audit.lifeline import die_with_parent
+
+    # preexec_fn: the CLI has started no thread when it forks mitmdump
+    child = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                             preexec_fn=die_with_parent())  # noqa: PLW1509
+    assert child.stdout is not None
+    copying = pump(child.stdout, err)
+    try:
+        return _wait_forwarding_signals(child)
+    finally:
+        copying.join(5.0)  # the pipe's end comes with mitmdump's exit
 
 
 def _wait_forwarding_signals(child: subprocess.Popen[bytes]) -> int:
@@ -254,6 +310,15 @@ def proxy_command(args: argparse.Namespace, *, out: IO[str], err: IO[str]) -> in
     if args.upstream:
         check_upstream(args.upstream)
     mitmdump = find_mitmdump(args.mitmdump)
+    metrics = None
+    if args.metrics:
+        metrics_host, metrics_port = parse_listen(args.metrics)
+        metrics = f"{metrics_host}:{metrics_port}"
+        try:
+            import prometheus_client  # noqa: F401
+        except ImportError:
+            raise HarnessError("USAGE", "--metrics needs prometheus-client: pip install "
+                               "'agent-tck[proxy]'") from None
     temp_confdir = None
     confdir = args.confdir
     if confdir is None:
@@ -264,23 +329,22 @@ def proxy_command(args: argparse.Namespace, *, out: IO[str], err: IO[str]) -> in
     stale.unlink(missing_ok=True)
     cmd = mitmdump_command(mitmdump=mitmdump, mode=mode, upstream=args.upstream, host=host,
                            port=port, confdir=confdir, report_dir=report_dir, name=args.name,
-                           max_body=args.max_body)
+                           max_body=args.max_body, metrics=metrics, log_format=args.log_format)
     shown = f"http://{host}:{port}"
-    err.write(f"agent-tck audit: {mode} proxy on {shown}"
-              + (f" -> {args.upstream}" if args.upstream else "")
-              + f"; point the agent's base URL here. Ctrl-C writes the reports to "
-                f"{report_dir}\n")
+    line = (f"agent-tck audit: {mode} proxy on {shown}"
+            + (f" -> {args.upstream}" if args.upstream else "")
+            + f"; point the agent's base URL here. Ctrl-C writes the reports to {report_dir}"
+            + (f"; metrics on http://{metrics}/metrics" if metrics else ""))
+    if args.log_format == "json":
+        from datetime import datetime
+
+        now = datetime.now().astimezone().strftime("%Y-%m-%dT%H:%M:%S%z")
+        line = json.dumps({"time": now, "level": "info", "logger": "agent_tck.audit",
+                           "message": line}, ensure_ascii=False)
+    err.write(line + "\n")
     err.flush()
     try:
-        # mitmdump's lines (the addon's warnings, its own errors) reach the console through
-        # the one output path too: redacted, control characters escaped
-        child = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-        assert child.stdout is not None
-        copying = pump(child.stdout, err)
-        try:
-            code = _wait_forwarding_signals(child)
-        finally:
-            copying.join(5.0)  # the pipe's end comes with mitmdump's exit
+        code = run_child(cmd, err)
     finally:
         if temp_confdir is not None:
             shutil.rmtree(temp_confdir, ignore_errors=True)

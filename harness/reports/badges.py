@@ -14,14 +14,18 @@ from agent_tck.harness.reports._text import one_line
 from agent_tck.harness.reports.stream import Run
 from agent_tck.harness.run.results import (
     CONFORMANT,
+    NO_VIOLATION,
     NOT_CONFORMANT,
     NOT_DECLARED,
+    NOT_EXERCISED,
     PARTIAL,
     RECOMMENDED,
+    VIOLATION,
 )
 
 COLORS = {RECOMMENDED: "brightgreen", CONFORMANT: "green", NOT_CONFORMANT: "red",
-          PARTIAL: "lightgrey", NOT_DECLARED: "lightgrey"}
+          PARTIAL: "lightgrey", NOT_DECLARED: "lightgrey", NO_VIOLATION: "blue", VIOLATION: "red",
+          NOT_EXERCISED: "lightgrey"}
 _SAFE_NAME = re.compile(r"^[a-z][a-z0-9-]{0,63}$")
 
 
@@ -32,7 +36,7 @@ def badge(run: Run, family: str | None = None) -> dict[str, object]:
     if verdict is None:
         message, color = "incomplete", "lightgrey"
     else:
-        message, color = verdict.verdict, COLORS.get(verdict.verdict, "red")
+        message, color = verdict.text, COLORS.get(verdict.verdict, "red")
         if verdict.verdict == NOT_CONFORMANT and verdict.failing:
             n = len(verdict.failing)
             message += f" ({n} MUST rule{'s' if n != 1 else ''})"

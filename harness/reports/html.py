@@ -34,7 +34,7 @@ from agent_tck.harness.reports.page import (
 )
 from agent_tck.harness.reports.rule_texts import RuleText, case_file, rule_texts
 from agent_tck.harness.reports.stream import Run
-from agent_tck.harness.run.results import CaseResult, RuleInfo
+from agent_tck.harness.run.results import CaseResult, RuleInfo, Verdict
 
 MAX_DETAILED = 1000  # cases with full details; the rest are in results.jsonl
 MAX_CHIPS = 60  # case chips per rule row
@@ -49,6 +49,13 @@ _LEGEND_NOTES = {"untested": "a MUST rule no declared operation covers",
                  "expected-fail": "listed in the --expect baseline",
                  "stale": "a baseline entry that passes now"}
 
+
+
+def _badge(verdict: Verdict | None) -> str:
+    """A family's (or the overall) verdict badge, in its words (``Verdict.text``)."""
+    if verdict is None:
+        return verdict_badge(None)
+    return verdict_badge(verdict.verdict, shown=verdict.text)
 
 def fam_anchor(family: str) -> str:
     return "fam-" + "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in family)
@@ -130,7 +137,7 @@ def _verdicts(run: Run) -> str:
         name = ("<strong>overall</strong>" if family == "overall"
                 else f'<a href="#{fam_anchor(family)}">{h(family)}</a>')
         rows.append(f'<tr><th scope="row">{name}</th>'
-                    f"<td>{verdict_badge(v.verdict if v else None)}{failing}</td>"
+                    f"<td>{_badge(v)}{failing}</td>"
                     f"<td>{chart(counts, f'{family} rules')}</td>"
                     f"<td>{escape(tally)}</td></tr>")
     return ('<table id="verdicts"><thead><tr><th scope="col">family</th>'
@@ -254,7 +261,7 @@ def render(run: Run, texts: Mapping[str, RuleText] | None = None) -> str:
             "results.jsonl.</p>") if len(detailed) > MAX_DETAILED else ""
     return page(title, "".join([
         f"<header><h1>{escape(title)}</h1>",
-        f"<p>{verdict_badge(overall.verdict if overall else None)}</p></header>",
+        f"<p>{_badge(overall)}</p></header>",
         _toolbar(run, len(detailed)),
         _banners(run),
         _facts(run),

@@ -23,7 +23,8 @@ MAX_STALE = 10
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]#!|~])")
 _AUTOLINK = re.compile(r"(?i)\b(https?|ftp|mailto)(:)|\b(www)(\.)")
 _MARK = {RECOMMENDED: "✅", "conformant": "✅", NOT_CONFORMANT: "❌", "partial": "⚠️",
-         "not declared": "➖"}
+         "not declared": "➖", "no violation seen": "✅", "violation seen": "❌",
+         "not exercised": "➖"}
 
 
 def md(text: object, limit: int = 160) -> str:

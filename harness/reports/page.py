@@ -40,7 +40,9 @@ CHART_FILL = {"pass": "#4ac26b", "fail": "#cf222e", "errored": "#fb8f44",
 CHART_ORDER = ("pass", "fail", "errored", "untested")
 #: verdict words (results.py; ``not declared`` arrives with the per-check model) -> class
 VERDICT_CLASS = {"conformant, recommended": "v-ok", "conformant": "v-ok",
-                 "not conformant": "v-no", "partial": "v-part", "not declared": "v-none"}
+                 "not conformant": "v-no", "partial": "v-part", "not declared": "v-none",
+                 # an audit's words (it certifies nothing, issue 21 E)
+                 "no violation seen": "v-ok", "violation seen": "v-no", "not exercised": "v-none"}
 
 CSS = """
 :root{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1f2328;
@@ -135,12 +137,15 @@ def status(state: str) -> str:
             f"{escape(STATUS_LABEL.get(state, state))}</span>")
 
 
-def verdict_badge(text: str | None, *, none: str = "⚠ incomplete: truncated run") -> str:
+def verdict_badge(text: str | None, *, none: str = "⚠ incomplete: truncated run",
+                  shown: str | None = None) -> str:
+    """A verdict word as a badge; ``shown``: the words to show instead (``Verdict.text``:
+    "partial (--family x)", "no violation seen in 3 requests")."""
     if text is None:
         return f'<span class="verdict v-part">{escape(none)}</span>'
     cls = VERDICT_CLASS.get(text, "v-no")
     mark = {"v-ok": "✓", "v-no": "✗", "v-part": "◐", "v-none": "–"}[cls]
-    return f'<span class="verdict {cls}">{mark} {h(text)}</span>'
+    return f'<span class="verdict {cls}">{mark} {h(shown or text)}</span>'
 
 
 def failures_toggle(what: str = "failing rules and cases") -> str:

@@ -30,7 +30,12 @@ RECOMMENDED = "conformant, recommended"
 NOT_CONFORMANT = "not conformant"
 PARTIAL = "partial"  # a filtered run that would be conformant: it certifies only a part
 NOT_DECLARED = "not declared"  # a family the implementation declares no operation of
-VERDICTS = (RECOMMENDED, CONFORMANT, NOT_CONFORMANT, PARTIAL, NOT_DECLARED)
+# A passive audit (agent-tck audit) certifies nothing: it says what it saw (issue 21 E)
+NO_VIOLATION = "no violation seen"
+VIOLATION = "violation seen"
+NOT_EXERCISED = "not exercised"
+VERDICTS = (RECOMMENDED, CONFORMANT, NOT_CONFORMANT, PARTIAL, NOT_DECLARED, NO_VIOLATION,
+            VIOLATION, NOT_EXERCISED)
 
 
 # --- the records --------------------------------------------------------------------------------
@@ -224,10 +229,14 @@ class Verdict:
     failing: tuple[str, ...] = ()
     covers: tuple[str, ...] = ()  # overall: the families it is over (the declared ones)
     filter: str = ""  # partial: the filters that made it so, as options
+    requests: int | None = None  # an audit's verdict: the requests its rules were checked on
 
     @property
     def text(self) -> str:
-        """The verdict in words with what it covers: ``partial (--family x -k y)``."""
+        """The verdict in words with what it covers: ``partial (--family x -k y)``; an audit's
+        says on how many requests."""
+        if self.requests is not None and self.verdict in (NO_VIOLATION, VIOLATION):
+            return f"{self.verdict} in {self.requests} request{'s' if self.requests != 1 else ''}"
         if self.verdict == PARTIAL and self.filter:
             return f"{PARTIAL} ({self.filter})"
         return self.verdict
@@ -238,12 +247,15 @@ class Verdict:
             out["covers"] = list(self.covers)
         if self.filter:
             out["filter"] = self.filter
+        if self.requests is not None:
+            out["requests"] = self.requests
         return out
 
     @classmethod
     def from_mapping(cls, value: Mapping[str, Any]) -> Verdict:
         return cls(value["verdict"], tuple(value.get("failing") or ()),
-                   tuple(value.get("covers") or ()), value.get("filter") or "")
+                   tuple(value.get("covers") or ()), value.get("filter") or "",
+                   value.get("requests"))
 
 
 @dataclass(frozen=True)
@@ -424,6 +436,7 @@ def exit_code(rules: Iterable[Any], records: Iterable[Any], *, strict: bool = Fa
 
 
 __all__ = ["CASE_STATUSES", "CHECK_STATUSES", "CONFORMANT", "NOT_CONFORMANT", "NOT_DECLARED",
-           "PARTIAL", "READABLE_FORMATS", "RECOMMENDED", "RESULTS_FORMAT", "RULE_STATUSES",
-           "VERDICTS", "CaseResult", "CheckResult", "Footer", "Header", "Record", "RuleInfo",
-           "RunSummary", "Verdict", "exit_code", "rule_status", "summarize", "worst"]
+           "NOT_EXERCISED", "NO_VIOLATION", "PARTIAL", "READABLE_FORMATS", "RECOMMENDED",
+           "RESULTS_FORMAT", "RULE_STATUSES", "VERDICTS", "VIOLATION", "CaseResult",
+           "CheckResult", "Footer", "Header", "Record", "RuleInfo", "RunSummary", "Verdict",
+           "exit_code", "rule_status", "summarize", "worst"]
