@@ -61,6 +61,11 @@ RULES: dict[str, tuple[str, str]] = {
     "send-message-schema": ("WA-D005", WARNING),
     "prefix-stable": ("WA-D006", WARNING),
     "head-stable": ("WA-D007", WARNING),
+    # requests the providers accept: the wire model's predicates (reference_impl/wire/
+    # validity.py), the same the serializer invariants hold every serializer output to
+    "empty-turn": ("WA-D011", ERROR),
+    "empty-text": ("WA-D012", ERROR),
+    "assistant-content": ("WA-D013", WARNING),  # SHOULD: compatible endpoints differ
 }
 
 

@@ -39,6 +39,7 @@ from agent_tck.harness.audit.checks import (
     check_empty_user,
     check_openai_tool_messages,
     check_openai_user_tool,
+    check_provider_accepts,
     check_shape,
     check_tools,
     dialect_of,
@@ -94,6 +95,9 @@ CHECKS: tuple[Check, ...] = (
            "chat-unsupported-part", "unreadable-body"), check_openai_user_tool),
     Check("openai-tool-messages", _O, ("tool-result-answers-call", "tool-call-answered"),
           check_openai_tool_messages),
+    # the wire model's provider-validity predicates; whole request (findings not carried over)
+    Check("provider-accepts", _BOTH, ("empty-turn", "empty-text", "assistant-content"),
+          check_provider_accepts, windowed=False),
 )
 
 #: check name -> rule IDs it enforces (read by harness.contract.catalogue.wire_check_citations)
