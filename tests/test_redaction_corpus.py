@@ -225,3 +225,64 @@ def test_no_secret_of_the_corpus_reaches_a_run_s_report_files(tmp_path: Path) ->
     assert {name for name, shapes in found.items()} >= {"results.jsonl", "junit.xml",
                                                         "summary.md", "report.html"}
     assert {name: shapes for name, shapes in found.items() if shapes} == {}
+
+
+# --- every name and prefix docs/RELIABILITY.md lists, one case each -----------------------
+
+@pytest.mark.parametrize("token", [
+    *(f"{prefix}ZZZZ1234567890AB" for prefix in ("AKIA", "ASIA", "ABIA", "ACCA", "AROA", "AIDA")),
+    *(f"gh{kind}_0123456789abcdefghijklmnopqrstuvwxyz" for kind in "pousr"),
+    "github_pat_11ABCDEFGHIJ0123456789_abcdefghij",
+    *(f"xox{kind}-1234567890-abcdefghij" for kind in "abeoprs"),
+    "AIzaSyA1234567890abcdefghijklmnopqrstu", "sk-ant-api03-abcdefghijk", "sk-proj-abcdefghijk",
+])
+def test_each_listed_key_shape(token: str) -> None:
+    for text in (f"found {token} here", f'{{"m": "x\\n{token}"}}', f"x\\u001b{token}"):
+        assert token not in redact_text(text), text
+    assert redact_text(f"a{token}") == f"a{token}" or not token[0].isalnum()  # inside a word
+
+
+@pytest.mark.parametrize("name", ["password", "passwd", "pwd", "secret", "client_secret", "token",
+                                  "access_token", "refresh_token", "id_token", "auth_token",
+                                  "api_key", "apikey", "aws_secret_access_key",
+                                  "X-Amz-Credential", "X-Amz-Signature", "X-Amz-Security-Token",
+                                  "X-Goog-Credential", "X-Goog-Signature"])
+def test_each_listed_parameter_anywhere(name: str) -> None:
+    assert "VALUE123" not in redact_text(f"failed: {name}=VALUE123 at host")
+    assert "VALUE123" not in redact_text(f"https://h/p?a=1&{name}=VALUE123#f")
+
+
+@pytest.mark.parametrize("name", ["key", "sig", "signature", "code", "auth"])
+def test_each_listed_parameter_after_a_url_delimiter(name: str) -> None:
+    for sep in "?&;#":
+        assert "VALUE123" not in redact_text(f"https://h/p{sep}{name}=VALUE123")
+    assert redact_text(f"the {name}=VALUE123 idea") == f"the {name}=VALUE123 idea"
+
+
+@pytest.mark.parametrize("field", ["authorization", "proxy-authorization", "x-api-key", "api-key",
+                                   "cookie", "set-cookie", "token", "id_token", "passwd", "pwd",
+                                   "OPENAI_API_KEY", "apiKey", "db_password", "webhook_secret",
+                                   "access_token", "refresh_token", "session_token",
+                                   "security_token", "auth_token", "secret_access_key",
+                                   "private_key"])
+def test_each_listed_field_as_a_key_and_a_pair(field: str) -> None:
+    assert redact({field: "VALUE123"}) == {field: "[REDACTED]"}
+    assert redact([[field, "VALUE123"]]) == [[field, "[REDACTED]"]]
+
+
+@pytest.mark.parametrize(("text", "secret"), [
+    *((f"{name}: VALUE123 rest", "VALUE123") for name in (
+        "authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key",
+        "OPENAI_API_KEY", "api_key")),
+    *((f"{name}=VALUE123 rest", "VALUE123") for name in ("authorization", "cookie", "api-key")),
+    *((f"{name}: VALUE123, rest", "VALUE123") for name in (
+        "password", "passwd", "secret", "client_secret", "secret_access_key", "access_token",
+        "refresh_token", "session_token", "security_token", "auth_token", "id_token",
+        "private_key")),
+    *((f"sent {name} VALUE123x now", "VALUE123x") for name in (
+        "authorization", "proxy-authorization", "x-api-key", "api-key")),
+    *((f"sent authorization {scheme} VALUE123x", "VALUE123x") for scheme in (
+        "Basic", "Bearer", "Token", "Digest")),
+])
+def test_each_listed_field_in_text(text: str, secret: str) -> None:
+    assert secret not in redact_text(text)

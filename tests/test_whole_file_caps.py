@@ -102,3 +102,19 @@ def test_a_capped_vector_folder_is_a_usage_error_in_process(
                  "--report-dir", str(tmp_path / "o")]) == 2
     err = capsys.readouterr().err
     assert "VECTOR_INVALID" in err and "200 bytes, more than the cap of 100" in err
+
+
+def test_a_matrix_registry_is_capped_and_not_yaml_is_an_input_error(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from agent_tck.harness.cli import main
+
+    bad = tmp_path / "clients.yaml"
+    bad.write_text("{not yaml: [\n", encoding="utf-8")
+    assert main(["matrix", "--offline", "--registry", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert "MATRIX_INPUT" in err and "not YAML" in err and "INTERNAL_ERROR" not in err
+    sparse(bad, 200)
+    monkeypatch.setenv(VARIABLE, "100")
+    assert main(["matrix", "--offline", "--registry", str(bad)]) == 2
+    assert "200 bytes, more than the cap of 100" in capsys.readouterr().err

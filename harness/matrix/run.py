@@ -35,8 +35,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from agent_tck.harness.matrix import model as mm
 from agent_tck.harness.reports import matrix_html
 
@@ -59,8 +57,16 @@ def cache_dir() -> Path:
 
 
 def load_yaml(path: Path) -> Any:
-    with path.open(encoding="utf-8") as f:
-        return yaml.safe_load(f)
+    """A registry or scenario file (``--registry``, ``--scenario-dir``: the user's own files):
+    capped in size (harness/common/whole_file.py), YAML without aliases (harness/common/safe_yaml.py); a file
+    that is not YAML is a MatrixInputError naming it, not a traceback."""
+    from agent_tck.harness.common.safe_yaml import YAMLInputError, load
+    from agent_tck.harness.common.whole_file import read_whole
+
+    try:
+        return load(read_whole(path).decode("utf-8"))
+    except (YAMLInputError, UnicodeDecodeError) as exc:
+        raise mm.MatrixInputError(str(path), "", str(exc)) from None
 
 
 def load_scenarios(folder: Path = MATRIX_DIR / "scenarios") -> list[mm.Scenario]:
