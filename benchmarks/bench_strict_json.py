@@ -80,11 +80,14 @@ def _vector_files() -> list[str]:
 
 def _parsers() -> dict[str, Callable[[Any], Any]]:
     import msgspec
-    import orjson
 
+    try:  # not a dependency: measured beside msgspec when installed (pip install orjson)
+        import orjson
+    except ImportError:
+        orjson = None
     return {
         "json.loads": json.loads,
-        "orjson (raw)": orjson.loads,
+        **({"orjson (raw)": orjson.loads} if orjson is not None else {}),
         "msgspec (raw)": msgspec.json.decode,
         "strict": strict_json.loads,
         "strict, stdlib path": lambda data: strict_json._slow(data, strict_json.MAX_DEPTH, False),
