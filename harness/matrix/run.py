@@ -58,7 +58,8 @@ def cache_dir() -> Path:
 
 def load_yaml(path: Path) -> Any:
     """A registry or scenario file (``--registry``, ``--scenario-dir``: the user's own files):
-    capped in size (harness/common/whole_file.py), YAML without aliases (harness/common/safe_yaml.py); a file
+    capped in size (harness/common/whole_file.py), YAML without aliases
+    (harness/common/safe_yaml.py); a file
     that is not YAML is a MatrixInputError naming it, not a traceback."""
     from agent_tck.harness.common.safe_yaml import YAMLInputError, load
     from agent_tck.harness.common.whole_file import read_whole
