@@ -161,8 +161,7 @@ def judge(target: Target, case: Case, expectation: Expectation,
         result = result.first
     checks = bind(expectation, rules, [*expectation_checks(expectation, result), *extra])
     if isinstance(result, Output):
-        checks += tuple(CheckResult(i.check, i.rule, i.status, i.message)
-                        for i in check_output(expectation.operation, case.input, result.value))
+        checks += tuple(check_output(expectation.operation, case.input, result.value))
     if not observable:
         checks = _unobserved(checks)
     if isinstance(result, Errored):

@@ -56,15 +56,18 @@ def filter_text(filters: Mapping[str, Any]) -> str:
     return " ".join(parts)
 
 
+def _field(record: Any, key: str) -> Any:
+    """A member of a typed record or of its JSON."""
+    return record.get(key) if isinstance(record, Mapping) else getattr(record, key)
+
+
 def declared_families(families: Sequence[str], records: Iterable[Any]) -> tuple[str, ...]:
     """The families the implementation declares an operation of: some case of theirs was
     called (it has checks). A record without checks was never called (format 2)."""
     called: set[str] = set()
     for record in records:
-        checks = record.get("checks") if isinstance(record, Mapping) else record.checks
-        family = record.get("family") if isinstance(record, Mapping) else record.family
-        if checks:
-            called.add(family)
+        if _field(record, "checks"):
+            called.add(_field(record, "family"))
     return tuple(f for f in families if f in called)
 
 
@@ -95,10 +98,7 @@ def shape(summary: RunSummary, rules: Iterable[Any], families: Sequence[str],
     (None: all) say "not declared"; the overall verdict is over the declared families and
     names them in ``covers``; under any filter, verdicts say partial (naming the filter in
     ``filter``) unless a MUST the run ran failed."""
-    levels = {}
-    for rule in rules:
-        get = rule.get if isinstance(rule, Mapping) else lambda k, r=rule: getattr(r, k)
-        levels[get("id")] = (get("level"), get("family"))
+    levels = {_field(r, "id"): (_field(r, "level"), _field(r, "family")) for r in rules}
     statuses = summary.rule_status
     filtered = is_filtered(filters)
     text = filter_text(filters)
