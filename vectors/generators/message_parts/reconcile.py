@@ -38,11 +38,12 @@ def both(rule: str) -> dict[str, dict[str, str]]:
     return {op: {"outcome": rule, "output": rule} for op in ("parts", "answer")}
 
 
-def marked(mark: str, rest: str) -> dict[str, dict[str, str]]:
-    """The reconciliation mark of the one answer part charged to ``mark``, the rest to
-    ``rest``."""
+def marked(mark: str, rest: str, answer: str | None = None) -> dict[str, dict[str, str]]:
+    """The reconciliation mark of the one answer part charged to ``mark``, the rest of the
+    parts to ``rest``, the answer to ``answer`` (default ``rest``). The mark of a corrected
+    final shows whether the second final was compared again (MP-D004)."""
     return {"parts": {"outcome": rest, "output": rest, "output:/turns/0/parts/1/final": mark},
-            "answer": {"outcome": rest, "output": rest}}
+            "answer": {"outcome": answer or rest, "output": answer or rest}}
 
 
 def one_text(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -143,7 +144,7 @@ case("mp-reconcile-corrected-final", ["MP-D004", "MP-088", "MP-D002"],
      one_text([d("a1", "Hi"), fin("a1", "Hi"), fin("a1", "Hi there."), end()]),
      parts=parts_out(("t1", "completed", [x_user(), x_text("a1", "Hi there.", "replaced")])),
      answer=answer_out(answer_turn("t1", "completed", [seg("a1", "Hi there.")])),
-     checks=both("MP-D002"))
+     checks=marked("MP-D004", "MP-D002", answer="MP-D002"))
 
 case("mp-reconcile-interleaved-two-parts", ["MP-D006", "MP-081"],
      "Fault: deltas of two answer parts arrive interleaved. Each part gets its own deltas; "
