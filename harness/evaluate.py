@@ -151,9 +151,13 @@ def judge(target: Target, case: Case, expectation: Expectation,
     if expectation.operation not in target.operations:
         return Judgment("not-applicable", f"the implementation does not declare "
                                           f"{expectation.operation}"), False
-    observe = observable and (bool(cited) or observed_operation(expectation.operation))
-    result = target.call(expectation.operation, case.input, case.id, observe=observe)
+    wanted = bool(cited) or observed_operation(expectation.operation)
+    result = target.call(expectation.operation, case.input, case.id,
+                         observe=observable and wanted)
     extra: list[Any] = []
+    if wanted and not observable:  # the observation's checks, shown untested with the reason
+        extra = [(name, "not-applicable", _untested(OBSERVATION_RULE))
+                 for name in ("observe:input-after", "observe:repeat")]
     transcript: tuple[str, ...] = ()
     if isinstance(result, Observed):
         extra, lines = observation_checks(result, case.input)

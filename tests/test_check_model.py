@@ -136,7 +136,9 @@ def test_without_observe_a_check_charged_to_bo008_is_untested_and_the_rest_is_ju
     case = _case("bo-durable-record-on-rejection")
     judgment, _ = judge(Plain(), case, _expectation(case, "anthropic.serialize"))
     assert judgment.status == "pass"
-    assert {c.rule for c in judgment.checks} == {"BO-D007"}
+    assert {(c.rule, c.status) for c in judgment.checks} == {
+        ("BO-D007", "pass"), ("BO-008", "not-applicable")}
+    assert all('"observe"' in c.message for c in judgment.checks if c.rule == "BO-008")
 
 
 # ---- C: rejected and with which code are separate checks ----------------------------------------
