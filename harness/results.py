@@ -33,6 +33,16 @@ NOT_DECLARED = "not declared"  # a family the implementation declares no operati
 VERDICTS = (RECOMMENDED, CONFORMANT, NOT_CONFORMANT, PARTIAL, NOT_DECLARED)
 
 
+#: The filter keys of a header's ``filters`` that make a run partial, with their option names.
+FILTER_OPTIONS = (("family", "--family"), ("rule", "--rule"), ("k", "-k"),
+                  ("vectors", "--vectors"), ("only_vectors", "--only-vectors"))
+
+
+def is_filtered(filters: Mapping[str, Any]) -> bool:
+    """Whether a run's filters narrow it (harness.verdicts: its verdicts say partial)."""
+    return any(filters.get(key) for key, _ in FILTER_OPTIONS)
+
+
 # --- the records --------------------------------------------------------------------------------
 
 
@@ -69,8 +79,6 @@ class Header:
     def filtered(self) -> bool:
         """Any filter (``--family``, ``--rule``, ``-k``, ``--vectors``, ``--only-vectors``):
         the run covers a part of the suite (harness.verdicts)."""
-        from agent_tck.harness.verdicts import is_filtered
-
         return is_filtered(self.filters)
 
     def to_json(self) -> dict[str, Any]:
@@ -423,7 +431,8 @@ def exit_code(rules: Iterable[Any], records: Iterable[Any], *, strict: bool = Fa
     return 1 if stale else 0
 
 
-__all__ = ["CASE_STATUSES", "CHECK_STATUSES", "CONFORMANT", "NOT_CONFORMANT", "NOT_DECLARED",
-           "PARTIAL", "READABLE_FORMATS", "RECOMMENDED", "RESULTS_FORMAT", "RULE_STATUSES",
-           "VERDICTS", "CaseResult", "CheckResult", "Footer", "Header", "Record", "RuleInfo",
-           "RunSummary", "Verdict", "exit_code", "rule_status", "summarize", "worst"]
+__all__ = ["CASE_STATUSES", "CHECK_STATUSES", "CONFORMANT", "FILTER_OPTIONS", "NOT_CONFORMANT",
+           "NOT_DECLARED", "PARTIAL", "READABLE_FORMATS", "RECOMMENDED", "RESULTS_FORMAT",
+           "RULE_STATUSES", "VERDICTS", "CaseResult", "CheckResult", "Footer", "Header",
+           "Record", "RuleInfo", "RunSummary", "Verdict", "exit_code", "is_filtered",
+           "rule_status", "summarize", "worst"]

@@ -21,23 +21,17 @@ from typing import Any
 
 from agent_tck.harness.results import (
     CONFORMANT,
+    FILTER_OPTIONS,
     NOT_CONFORMANT,
     NOT_DECLARED,
     PARTIAL,
     RECOMMENDED,
     RunSummary,
+    is_filtered,
 )
-
-#: The filter keys of a header's ``filters`` that make a run partial, with their option names.
-FILTER_OPTIONS = (("family", "--family"), ("rule", "--rule"), ("k", "-k"),
-                  ("vectors", "--vectors"), ("only_vectors", "--only-vectors"))
 
 #: Rule statuses that show a MUST was run and not met (an untested MUST is not among them).
 SEEN_FAILING = {"fail", "errored", "expected-fail"}
-
-
-def is_filtered(filters: Mapping[str, Any]) -> bool:
-    return any(filters.get(key) for key, _ in FILTER_OPTIONS)
 
 
 def filter_text(filters: Mapping[str, Any]) -> str:
@@ -125,4 +119,4 @@ def shape(summary: RunSummary, rules: Iterable[Any], families: Sequence[str],
     return RunSummary(statuses, verdicts, summary.counts)
 
 
-__all__ = ["FILTER_OPTIONS", "declared_families", "filter_text", "is_filtered", "shape"]
+__all__ = ["declared_families", "filter_text", "shape"]
