@@ -57,12 +57,16 @@ def _field(record: Any, key: str) -> Any:
 
 def declared_families(families: Sequence[str], records: Iterable[Any]) -> tuple[str, ...]:
     """The families the implementation declares an operation of: some case of theirs was
-    called (it has checks). A record without checks was never called (format 2)."""
+    called (it has checks; a record without checks was never called, format 2). A family with
+    no case in the run (there only for a rule another family's case cites) is not judged
+    undeclared."""
     called: set[str] = set()
+    present: set[str] = set()
     for record in records:
+        present.add(_field(record, "family"))
         if _field(record, "checks"):
             called.add(_field(record, "family"))
-    return tuple(f for f in families if f in called)
+    return tuple(f for f in families if f in called or f not in present)
 
 
 def _shaped(verdict: Mapping[str, Any], levels: Mapping[str, tuple[str, str]],
