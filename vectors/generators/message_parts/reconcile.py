@@ -58,7 +58,7 @@ case("mp-reconcile-final-matches-stream",
                end()]),
      parts=parts_out(("t1", "completed", [x_user(), x_text("a1", "Hello, world", "matched")])),
      answer=answer_out(answer_turn("t1", "completed", [seg("a1", "Hello, world")])),
-     checks=marked("MP-087", "MP-080"))
+     checks=marked("MP-087", "MP-080", answer="MP-088"))
 
 case("mp-reconcile-final-differs-replaces", ["MP-080", "MP-087", "MP-088", "MP-D002"],
      "A final that differs from the streamed text replaces it (marked replaced); nothing is "
@@ -68,7 +68,8 @@ case("mp-reconcile-final-differs-replaces", ["MP-080", "MP-087", "MP-088", "MP-D
      parts=parts_out(("t1", "completed", [
          x_user(), x_text("a1", "The answer is 42.", "replaced")])),
      answer=answer_out(answer_turn("t1", "completed", [seg("a1", "The answer is 42.")])),
-     checks=both("MP-D002"))
+     checks={"parts": {"outcome": "MP-D002", "output": "MP-D002"},
+             "answer": {"outcome": "MP-088", "output": "MP-088"}})
 
 case("mp-reconcile-final-only", ["MP-D002"],
      "A part that streamed nothing and got a final shows the final, marked final_only.",
