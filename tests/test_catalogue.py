@@ -14,6 +14,7 @@ from agent_tck.harness.contract.catalogue import (
     wire_check_citations,
 )
 from agent_tck.harness.contract.vectors import load_cases
+from agent_tck.harness.run.checks import check_names
 
 CATALOGUE = load_catalogue()
 CASES = load_cases()
@@ -97,8 +98,12 @@ def _cases_with_alternatives() -> dict[str, set[str]]:
     for case in CASES:
         for expectation in case.expect:
             if expectation.alternatives:
-                for rid in case.rules_for(expectation):
-                    out.setdefault(rid, set()).add(case.id)
+                # the rules of the checks the alternatives decide (the code, the output); the
+                # rejection itself may be charged to a note-level rule (issue 21 C)
+                for check in [c for c in check_names(expectation) if c != "outcome"]:
+                    named = expectation.attributed(check)
+                    for rid in (named,) if named else case.rules_for(expectation):
+                        out.setdefault(rid, set()).add(case.id)
     return out
 
 

@@ -144,7 +144,9 @@ def test_toy_family_runs_after_the_builtin_families_in_descriptor_order(tmp_path
                      "--report-dir", str(tmp_path), plug_in="toy_family")
     assert proc.returncode == 1, proc.stdout + proc.stderr
     head = json.loads((tmp_path / "results.jsonl").read_text(encoding="utf-8").splitlines()[0])
-    assert head["families"] == ["block-omission", "toy"]
+    # wire-audit: bo-durable-call-text-result cites WA-D001 (its Chat Completions tool message
+    # answers the assistant directly), and a rule a selected case cites is judged
+    assert head["families"] == ["block-omission", "wire-audit", "toy"]
 
 
 def test_toy_vectors_without_the_descriptor_are_an_error_not_a_pass(tmp_path):

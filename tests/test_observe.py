@@ -83,8 +83,8 @@ def test_without_the_capability_bo008_is_untested_never_passed(name, tmp_path):
     assert charged and {c["status"] for c in charged} == {"not-applicable"}
     assert all('"observe"' in c["message"] for c in charged)
     assert footer["rules"]["BO-008"] == "untested"
-    overall = footer["verdicts"]["overall"]
-    assert overall["verdict"] != "conformant" and "BO-008" in overall["failing"]
+    overall = footer["verdicts"]["overall"]  # filtered to BO-008: partial, never conformant
+    assert overall["verdict"] == "partial" and overall["filter"] == "--rule BO-008"
 
 
 def test_the_in_process_target_observes_two_calls_on_one_input():
@@ -104,10 +104,11 @@ def test_summarize_reports_untested_for_a_must_rule_with_only_not_applicable_cas
 def test_the_console_names_the_capability_when_bo008_is_untested(tmp_path, capsys):
     from agent_tck.harness.cli import main
 
-    # exit status as for any untested rule (not a failure); the verdict and console say why
+    # exit status as for any untested rule (not a failure); the verdict and console say why:
+    # a filtered run (--rule) says partial, never "not conformant" for a rule it did not see fail
     main(["run", "--impl", PLAIN, "--rule", "BO-008", "--report-dir", str(tmp_path)])
     out = capsys.readouterr().out
-    assert "overall                  not conformant (BO-008)" in out
+    assert "overall                  partial (--rule BO-008)" in out
     assert "BO-008 untested" in out and '"observe": ["input-after", "repeat"]' in out
 
 

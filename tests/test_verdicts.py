@@ -101,3 +101,21 @@ def test_a_filtered_reference_run_is_partial_on_the_console(tmp_path, capsys):
     assert "not conformant" not in out
     summary = (tmp_path / "summary.md").read_text()
     assert "partial" in summary and "not conformant" not in summary
+
+
+def test_the_in_process_reference_observes_bo008_on_user_vectors(tmp_path, capsys):
+    """--only-vectors on the reference: a serializer case that does not cite BO-008 is still
+    observed, so BO-008 is judged, and the run is partial (issue 21 B, E)."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    case = json.loads((root / "vectors/block-omission/user-input.json").read_text())["cases"][0]
+    assert "BO-008" not in case["rules"]
+    mine = tmp_path / "v.json"
+    mine.write_text(json.dumps({"family": "block-omission", "cases": [case]}))
+    assert main(["run", "--vectors", str(mine), "--only-vectors",
+                 "--report-dir", str(tmp_path / "r")]) == 0
+    out = capsys.readouterr().out
+    footer = json.loads((tmp_path / "r" / "results.jsonl").read_text().splitlines()[-1])
+    assert footer["rules"]["BO-008"] == "pass"
+    assert "does not declare" not in out and "partial (--vectors" in out

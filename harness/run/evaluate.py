@@ -150,9 +150,13 @@ def judge(target: Target, case: Case, expectation: Expectation,
     if expectation.operation not in target.operations:
         return Judgment("not-applicable", f"the implementation does not declare "
                                           f"{expectation.operation}"), False
-    observe = _observe(case, expectation, observable)
-    result = target.call(expectation.operation, case.input, case.id, observe=observe)
+    wanted = _wanted(case, expectation)
+    result = target.call(expectation.operation, case.input, case.id,
+                         observe=observable and wanted)
     extra: list[Any] = []
+    if wanted and not observable:  # the observation's checks, shown untested with the reason
+        extra = [(name, "not-applicable", _untested(OBSERVATION_RULE))
+                 for name in ("observe:input-after", "observe:repeat")]
     transcript: tuple[str, ...] = ()
     if isinstance(result, Observed):
         extra, lines = observation_checks(result, case.input)
@@ -160,8 +164,7 @@ def judge(target: Target, case: Case, expectation: Expectation,
         result = result.first
     checks = bind(expectation, rules, [*expectation_checks(expectation, result), *extra])
     if isinstance(result, Output):
-        checks += tuple(CheckResult(i.check, i.rule, i.status, i.message)
-                        for i in check_output(expectation.operation, case.input, result.value))
+        checks += tuple(check_output(expectation.operation, case.input, result.value))
     if not observable:
         checks = _unobserved(checks)
     if isinstance(result, Errored):
@@ -182,11 +185,11 @@ def failures(target: Target, cases: Iterable[Case],
 # --- the whole run: the results stream ----------------------------------------------------------
 
 
-def _observe(case: Case, expectation: Expectation, observable: bool) -> bool:
-    """Whether :func:`judge` asks for the protocol 1.1 observations on this call: with the
-    capability, for a case citing BO-008 and for every observed operation."""
+def _wanted(case: Case, expectation: Expectation) -> bool:
+    """Whether :func:`judge` observes this call (protocol 1.1, given the capability): a case
+    citing BO-008, and every case of an observed operation."""
     cited = OBSERVED_RULES.keys() & set(case.rules_for(expectation))
-    return observable and (bool(cited) or observed_operation(expectation.operation))
+    return bool(cited) or observed_operation(expectation.operation)
 
 
 def planned_calls(target: Target, cases: Iterable[Case],
@@ -197,7 +200,7 @@ def planned_calls(target: Target, cases: Iterable[Case],
         for expectation in case.expect:
             if expectation.operation in target.operations:
                 yield PlannedCall(expectation.operation, case.input, case.id,
-                                  _observe(case, expectation, observable))
+                                  observable and _wanted(case, expectation))
 
 
 def case_result(seq: int, case: Case, expectation: Expectation, judgment: Judgment,

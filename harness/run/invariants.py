@@ -28,6 +28,8 @@ from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from typing import Any
 
+from agent_tck.harness.run.results import CheckResult
+
 #: (rule_id, check_name, failure_message): one finding of an invariant check.
 Finding = tuple[str, str, str]
 CheckFn = Callable[[Any, Any], Iterable[Finding]]
@@ -89,16 +91,6 @@ def _table() -> tuple[Invariant, ...]:
 INVARIANTS: tuple[Invariant, ...] = _table()
 
 
-@dataclass(frozen=True)
-class InvariantCheck:
-    """One invariant check's outcome: check name, rule, status (pass or fail), message."""
-
-    check: str
-    rule: str
-    status: str
-    message: str = ""
-
-
 def for_operation(operation: str,
                   table: Sequence[Invariant] | None = None) -> tuple[Invariant, ...]:
     """The invariants registered for ``operation``."""
@@ -113,7 +105,7 @@ def rules_for(operations: Iterable[str],
 
 
 def check_output(operation: str, given: Any, output: Any,
-                 table: Sequence[Invariant] | None = None) -> Iterator[InvariantCheck]:
+                 table: Sequence[Invariant] | None = None) -> Iterator[CheckResult]:
     """One check per invariant registered for ``operation`` (pass when it reports nothing);
     a finding charged to another rule than its invariant's becomes a failed check of that
     rule. A check function that raises fails its check with the exception named (an
@@ -123,11 +115,11 @@ def check_output(operation: str, given: Any, output: Any,
         try:
             findings = list(invariant.check(given, output))
         except Exception as exc:  # a malformed output the predicate cannot read
-            yield InvariantCheck(name, invariant.rule, "fail",
+            yield CheckResult(name, invariant.rule, "fail",
                                  f"cannot check the output: {type(exc).__name__}: {exc}")
             continue
         own = [message for rule, _check, message in findings if rule == invariant.rule]
-        yield InvariantCheck(name, invariant.rule, "fail" if own else "pass", "; ".join(own))
+        yield CheckResult(name, invariant.rule, "fail" if own else "pass", "; ".join(own))
         for rule, check, message in findings:
             if rule != invariant.rule:
-                yield InvariantCheck(f"invariant:{check}", rule, "fail", message)
+                yield CheckResult(f"invariant:{check}", rule, "fail", message)

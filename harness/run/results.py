@@ -38,6 +38,16 @@ VERDICTS = (RECOMMENDED, CONFORMANT, NOT_CONFORMANT, PARTIAL, NOT_DECLARED, NO_V
             VIOLATION, NOT_EXERCISED)
 
 
+#: The filter keys of a header's ``filters`` that make a run partial, with their option names.
+FILTER_OPTIONS = (("family", "--family"), ("rule", "--rule"), ("k", "-k"),
+                  ("vectors", "--vectors"), ("only_vectors", "--only-vectors"))
+
+
+def is_filtered(filters: Mapping[str, Any]) -> bool:
+    """Whether a run's filters narrow it (harness.run.verdicts: its verdicts say partial)."""
+    return any(filters.get(key) for key, _ in FILTER_OPTIONS)
+
+
 # --- the records --------------------------------------------------------------------------------
 
 
@@ -74,8 +84,6 @@ class Header:
     def filtered(self) -> bool:
         """Any filter (``--family``, ``--rule``, ``-k``, ``--vectors``, ``--only-vectors``):
         the run covers a part of the suite (harness.run.verdicts)."""
-        from agent_tck.harness.run.verdicts import is_filtered
-
         return is_filtered(self.filters)
 
     def to_json(self) -> dict[str, Any]:
@@ -435,8 +443,8 @@ def exit_code(rules: Iterable[Any], records: Iterable[Any], *, strict: bool = Fa
     return 1 if stale else 0
 
 
-__all__ = ["CASE_STATUSES", "CHECK_STATUSES", "CONFORMANT", "NOT_CONFORMANT", "NOT_DECLARED",
-           "NOT_EXERCISED", "NO_VIOLATION", "PARTIAL", "READABLE_FORMATS", "RECOMMENDED",
-           "RESULTS_FORMAT", "RULE_STATUSES", "VERDICTS", "VIOLATION", "CaseResult",
+__all__ = ["CASE_STATUSES", "CHECK_STATUSES", "CONFORMANT", "FILTER_OPTIONS", "NOT_CONFORMANT",
+           "NOT_DECLARED", "NOT_EXERCISED", "NO_VIOLATION", "PARTIAL", "READABLE_FORMATS",
+           "RECOMMENDED", "RESULTS_FORMAT", "RULE_STATUSES", "VERDICTS", "VIOLATION", "CaseResult",
            "CheckResult", "Footer", "Header", "Record", "RuleInfo", "RunSummary", "Verdict",
-           "exit_code", "rule_status", "summarize", "worst"]
+           "exit_code", "is_filtered", "rule_status", "summarize", "worst"]

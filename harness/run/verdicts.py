@@ -21,23 +21,17 @@ from typing import Any
 
 from agent_tck.harness.run.results import (
     CONFORMANT,
+    FILTER_OPTIONS,
     NOT_CONFORMANT,
     NOT_DECLARED,
     PARTIAL,
     RECOMMENDED,
     RunSummary,
+    is_filtered,
 )
-
-#: The filter keys of a header's ``filters`` that make a run partial, with their option names.
-FILTER_OPTIONS = (("family", "--family"), ("rule", "--rule"), ("k", "-k"),
-                  ("vectors", "--vectors"), ("only_vectors", "--only-vectors"))
 
 #: Rule statuses that show a MUST was run and not met (an untested MUST is not among them).
 SEEN_FAILING = {"fail", "errored", "expected-fail"}
-
-
-def is_filtered(filters: Mapping[str, Any]) -> bool:
-    return any(filters.get(key) for key, _ in FILTER_OPTIONS)
 
 
 def filter_text(filters: Mapping[str, Any]) -> str:
@@ -56,16 +50,23 @@ def filter_text(filters: Mapping[str, Any]) -> str:
     return " ".join(parts)
 
 
+def _field(record: Any, key: str) -> Any:
+    """A member of a typed record or of its JSON."""
+    return record.get(key) if isinstance(record, Mapping) else getattr(record, key)
+
+
 def declared_families(families: Sequence[str], records: Iterable[Any]) -> tuple[str, ...]:
     """The families the implementation declares an operation of: some case of theirs was
-    called (it has checks). A record without checks was never called (format 2)."""
+    called (it has checks; a record without checks was never called, format 2). A family with
+    no case in the run (there only for a rule another family's case cites) is not judged
+    undeclared."""
     called: set[str] = set()
+    present: set[str] = set()
     for record in records:
-        checks = record.get("checks") if isinstance(record, Mapping) else record.checks
-        family = record.get("family") if isinstance(record, Mapping) else record.family
-        if checks:
-            called.add(family)
-    return tuple(f for f in families if f in called)
+        present.add(_field(record, "family"))
+        if _field(record, "checks"):
+            called.add(_field(record, "family"))
+    return tuple(f for f in families if f in called or f not in present)
 
 
 def _shaped(verdict: Mapping[str, Any], levels: Mapping[str, tuple[str, str]],
@@ -95,10 +96,7 @@ def shape(summary: RunSummary, rules: Iterable[Any], families: Sequence[str],
     (None: all) say "not declared"; the overall verdict is over the declared families and
     names them in ``covers``; under any filter, verdicts say partial (naming the filter in
     ``filter``) unless a MUST the run ran failed."""
-    levels = {}
-    for rule in rules:
-        get = rule.get if isinstance(rule, Mapping) else lambda k, r=rule: getattr(r, k)
-        levels[get("id")] = (get("level"), get("family"))
+    levels = {_field(r, "id"): (_field(r, "level"), _field(r, "family")) for r in rules}
     statuses = summary.rule_status
     filtered = is_filtered(filters)
     text = filter_text(filters)
@@ -125,4 +123,4 @@ def shape(summary: RunSummary, rules: Iterable[Any], families: Sequence[str],
     return RunSummary(statuses, verdicts, summary.counts)
 
 
-__all__ = ["FILTER_OPTIONS", "declared_families", "filter_text", "is_filtered", "shape"]
+__all__ = ["declared_families", "filter_text", "shape"]

@@ -25,13 +25,13 @@ case("mp-title-tool-name-not-input-fragment", ["MP-039", "MP-040"],
      [start(), ps("c1", "tool_call", name="web_search"), d("c1", '{"query": "weath')],
      titles=titles_out(("t1", "c1", "web_search")))
 
-case("mp-title-complete-reasoning-summary", ["MP-039", "MP-D009"],
+case("mp-title-complete-reasoning-summary", ["MP-039"],
      "Once complete, a reasoning summary's full text is its title.",
      [start(), ps("r1", "reasoning_summary"), d("r1", "Compared two "), d("r1", "sources."),
       pe("r1")],
      titles=titles_out(("t1", "r1", "Compared two sources.")),
-     # which title a source gives is MP-D009's table; MP-039 holds where no title is taken
-     checks={"titles": {"outcome": "MP-D009", "output": "MP-D009"}})
+     # a complete reasoning summary is one of MP-039's stable title sources
+     checks={"titles": {"outcome": "MP-039", "output": "MP-039"}})
 
 case("mp-title-order-of-stable-sources", ["MP-D009"],
      "Suite decision: a supplied summary (tool input summary) wins over the tool name; a "
