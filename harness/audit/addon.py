@@ -186,7 +186,7 @@ class AgentTckAudit:
     def _hand_over(self, flow: Any, note: str | None = None) -> None:
         """In the event loop: take references to the flow's bytes, queue them, return."""
         try:
-            self._pending.pop(getattr(flow, "id", None), None)
+            self._pending.pop(str(getattr(flow, "id", "")), None)
             if flow.metadata.get(_SEEN) or getattr(flow, "request", None) is None:
                 return
             flow.metadata[_SEEN] = True

@@ -132,10 +132,13 @@ def linked(keys: Sequence[frozenset[str]]) -> list[list[int]]:
 def merge(results: Sequence[AuditResult]) -> AuditResult:
     """Several streams' audits as one: exchanges renumbered after each other, conversations
     renamed c1, c2... in order (no id of one stream collides with another's)."""
-    exchanges, conversations, notes, ignored = [], [], [], 0
+    exchanges: list[Any] = []
+    conversations: list[Any] = []
+    notes: list[Any] = []
+    ignored = 0
     for result in results:
         offset = len(exchanges)
-        names = {c.id: f"c{len(conversations) + k + 1}"
+        names: dict[Any, Any] = {c.id: f"c{len(conversations) + k + 1}"
                  for k, c in enumerate(result.conversations)}
         for x in result.exchanges:
             exchanges.append(replace(x, index=x.index + offset,
@@ -157,7 +160,7 @@ def audit_parallel(paths: Sequence[str], *, jobs: int, max_body: int | None, sal
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
-    kw = {"max_body": max_body, "salt": salt, "save_vectors": save_vectors}
+    kw: dict[str, Any] = {"max_body": max_body, "salt": salt, "save_vectors": save_vectors}
     # spawn, not fork: forking a process that runs threads (a test runner, the proxy) can
     # deadlock the child
     context = multiprocessing.get_context("spawn")

@@ -118,7 +118,7 @@ def _decode_one(data: bytes, coding: str, limit: int) -> bytes:
                 raise
             return _zlib(data, -15, limit, coding)  # raw deflate, as some servers send
     if coding == "br":
-        import brotli
+        import brotli  # type: ignore[import-untyped]  # no stubs; an optional extra
 
         dec = brotli.Decompressor()
         out = [dec.process(data, output_buffer_limit=limit + 1)]

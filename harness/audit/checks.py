@@ -542,8 +542,8 @@ def check_openai_tool_messages(req: Request) -> Emit:
     messages directly follows, at most once; WA-D002: every tool call of an assistant message
     that is not last is answered before the next non-tool message."""
     messages = req.messages
-    offered: set[str] = set()
-    answered: set[str] = set()
+    offered: set[Any] = set()  # ids as the request spells them (any JSON value)
+    answered: set[Any] = set()
     owner: int | None = None
 
     def unanswered(at: int | None) -> Emit:

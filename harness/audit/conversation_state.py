@@ -62,12 +62,12 @@ def _message(dialect: str, message: Any) -> _Msg:
     try:
         normal = normal_message(dialect, message)
     except NotARequest:  # unreadable (WA-D004 reports it): compared as sent, never merged
-        blocks = (fingerprint(message),)
-        return _Msg("", None, blocks, hash("unreadable"), hash(("t", hash("unreadable"),
-                                                                 *blocks)))
+        unread = (fingerprint(message),)
+        return _Msg("", None, unread, hash("unreadable"), hash(("t", hash("unreadable"),
+                                                                 *unread)))
     content = normal.get("content")
-    blocks = tuple(fingerprint(b) for b in content) if isinstance(content, list) else (
-        fingerprint(content),)
+    blocks = (tuple(fingerprint(b) for b in content)
+              if isinstance(content, list) else (fingerprint(content),))
     rest = fingerprint({k: v for k, v in normal.items() if k != "content"})
     return _Msg(str(normal.get("role")), merge_key(dialect, normal), blocks, rest,
                 hash(("t", rest, *blocks)))
@@ -257,7 +257,7 @@ def _text_of(message: Any) -> str:
     content = message.get("content") if isinstance(message, Mapping) else None
     if isinstance(content, str):
         return content
-    parts = [b.get("text") for b in content or () if isinstance(b, Mapping)
+    parts = [str(b.get("text")) for b in content or () if isinstance(b, Mapping)
              and isinstance(b.get("text"), str)] if isinstance(content, list) else []
     return "".join(parts)
 

@@ -139,8 +139,9 @@ class Auditor:
             from dataclasses import replace
 
             raw = replace(raw, started=None, notes=(*raw.notes, time_note))
-        base = {"index": index, "ref": raw.ref, "method": raw.method.upper(), "url": raw.url,
-                "status": status, "error": raw.error, "started": started_at}
+        base: dict[str, Any] = {"index": index, "ref": raw.ref, "method": raw.method.upper(),
+                                "url": raw.url, "status": status, "error": raw.error,
+                                "started": started_at}
         probe = {"method": raw.method, "url": raw.url}
         dialect = dialect_of(probe)
         if dialect is None:

@@ -116,9 +116,9 @@ class _Buffer:
                 if end < len(self.text) or self.eof:  # a number at the end may go on
                     return start, end
             except RecursionError:  # deeper than the C scanner goes: count brackets instead
-                end = self._bracket_end(start)
-                if end is not None:
-                    return start, end
+                closing = self._bracket_end(start)
+                if closing is not None:
+                    return start, closing
             except json.JSONDecodeError:
                 pass
             if len(self.text) - start > self.max_value:

@@ -143,8 +143,11 @@ def minimize(body: Mapping[str, Any], dialect: str, rule: str) -> dict[str, Any]
         # (which would make the case bear on BO-D001 "a user message with nothing left to send
         # is skipped" too: one reason to fail per case)
         anchored = any(_worded(b) for b in content)
-        blocks = ddmin(content, lambda bs, anchored=anchored: bool(bs) and (not anchored or any(
-            _worded(b) for b in bs)) and still_fails(with_blocks(bs), dialect, rule))
+        def keeps_failing(bs: list[Any], anchored: bool = anchored) -> bool:
+            return bool(bs) and (not anchored or any(_worded(b) for b in bs)) and still_fails(
+                with_blocks(bs), dialect, rule)
+
+        blocks = ddmin(content, keeps_failing)
         out = with_blocks(blocks)
     if isinstance(out.get("tools"), list):
         tools = ddmin(out["tools"], lambda ts: still_fails(
@@ -328,7 +331,7 @@ def _from_anthropic(body: Mapping[str, Any]) -> dict[str, Any]:
 def _anthropic_tool(t: Any) -> dict[str, Any]:
     if not isinstance(t, Mapping) or not isinstance(t.get("input_schema"), Mapping):
         raise NotReconstructible("a tool without an input_schema (a server tool?)")
-    out = {"name": _str(t.get("name")), "inputSchema": dict(t["input_schema"])}
+    out: dict[str, Any] = {"name": _str(t.get("name")), "inputSchema": dict(t["input_schema"])}
     if isinstance(t.get("description"), str):
         out["description"] = t["description"]
     if t.get("defer_loading") is True:

@@ -378,21 +378,21 @@ class ConversationTracker:
         head_at = (None if conv.head == shape.head
                    else self._head_pointer(conv.head_parts, shape.head_parts))
         if kind == "continuation":
-            findings = []
+            found: list[Finding] = []
             if head_at is not None:
-                findings.append(make_finding(
+                found.append(make_finding(
                     "head-stable", head_at,
                     "system or tools changed within a conversation (prompt-cache prefix broken)",
                     "conversation-head"))
             if j is not None:
-                findings.append(self._prefix_finding(conv, shape, j, rewrite))
+                found.append(self._prefix_finding(conv, shape, j, rewrite))
             before = after = None
             if j is not None:
                 old = conv.raw
                 before = (old[j] if old is not None and j < len(old)
                           else conv.state.reply_message if j == len(conv.state.turns) else None)
                 after = shape.raw[j] if j < len(shape.raw) else None
-            return Placement(ref, conv.id, "continuation", tuple(sort_findings(findings)),
+            return Placement(ref, conv.id, "continuation", tuple(sort_findings(found)),
                              rewrite=(rewrite, j) if rewrite and j is not None else None,
                              before=before, after=after)
         assert j is not None

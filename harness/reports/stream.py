@@ -225,7 +225,8 @@ def parse_lines(lines: Iterable[bytes | str], source: str = "results.jsonl") -> 
             raise pending
         record, error = _load(raw_line, source, number)
         if error is not None:
-            cut_off = not raw_line.endswith(b"\n" if isinstance(raw_line, bytes) else "\n")
+            cut_off = not (raw_line.endswith(b"\n") if isinstance(raw_line, bytes)
+                           else raw_line.endswith("\n"))
             if not cut_off or header is None:
                 raise error
             pending = error

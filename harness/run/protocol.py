@@ -126,7 +126,9 @@ def decode(line: str) -> Any:
 def _validator(definition: str) -> Any:
     """The response schema's ``definition``, compiled once (not per reply)."""
     schema = validator("protocol/response.schema.json")
-    return schema.evolve(schema={"$ref": f"#/$defs/{definition}", **schema.schema})
+    document: Any = schema.schema  # a JSON Schema document: an object here
+    base: dict[str, Any] = dict(document)
+    return schema.evolve(schema={"$ref": f"#/$defs/{definition}", **base})
 
 
 _ERROR_CODE = re.compile(r"[A-Z][A-Z0-9_]*")

@@ -299,7 +299,7 @@ class _Reader:
     """The admission state machine: one pass, one event at a time (a streaming reader)."""
 
     index: _SeqIndex = field(default_factory=_SeqIndex)
-    open_steps: set[tuple[int, int]] = field(default_factory=set)
+    open_steps: set[tuple[Json, Json]] = field(default_factory=set)  # (turn, step) counts
     admitted: list[AdmittedDeveloperMessage] = field(default_factory=list)
     keep_records: bool = True  # False in the session log hook: validate only, keep memory flat
     surface: Surface = field(default_factory=Surface)  # surface seqs (one int per surface event)
@@ -398,10 +398,10 @@ class _Reader:
         if message["role"] != "developer":
             raise _reject("DM_ROLE_MISMATCH", "DM-036", seq, f"{at}/data/message/role",
                           f"developer/message carries a {message['role']!r}-role message")
-        for name in ("turn", "step"):
-            if not _is_count(data.get(name)):
-                raise _reject("DM_MALFORMED", "DM-027", seq, f"{at}/data/{name}",
-                              f"developer/message requires an integer {name}")
+        for coordinate in ("turn", "step"):
+            if not _is_count(data.get(coordinate)):
+                raise _reject("DM_MALFORMED", "DM-027", seq, f"{at}/data/{coordinate}",
+                              f"developer/message requires an integer {coordinate}")
         content = message.get("content")
         if not _is_array(content):
             raise _reject("DM_MALFORMED", "DM-027", seq, f"{at}/data/message/content",

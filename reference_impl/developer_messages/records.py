@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, Final
+from typing import Any, Final, TypeGuard
 
 # ---------------------------------------------------------------------------------------------
 # Frozen JSON: values read from a log never change under the reader's feet (STYLE 9).
@@ -51,11 +51,11 @@ def _is_count(value: Json) -> bool:
     return type(value) is int and value >= 0
 
 
-def _is_object(value: Json) -> bool:
+def _is_object(value: Json) -> TypeGuard[Mapping[str, Json]]:
     return isinstance(value, _OBJECTS)
 
 
-def _is_array(value: Json) -> bool:
+def _is_array(value: Json) -> TypeGuard[Sequence[Json]]:
     return isinstance(value, _ARRAYS)
 
 
