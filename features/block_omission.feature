@@ -397,7 +397,7 @@ Feature: Block omission in user and tool-result input
 
   # ---- every request is one the provider accepts (reference_impl/wire/validity.py) ----------
 
-  @WA-D001 @WA-D002 @BO-D005 @BO-D011
+  @BO-D005 @BO-D011
   Scenario: Tool calls, their results and the user text after them make a request both providers accept
     Given the recorded history:
       | message | role          | block     | value                 |
