@@ -397,7 +397,7 @@ Feature: Block omission in user and tool-result input
 
   # ---- every request is one the provider accepts (reference_impl/wire/validity.py) ----------
 
-  @WA-D001 @WA-D002 @BO-D005 @WA-D013
+  @BO-D005 @BO-D011
   Scenario: Tool calls, their results and the user text after them make a request both providers accept
     Given the recorded history:
       | message | role          | block     | value                 |
@@ -411,7 +411,7 @@ Feature: Block omission in user and tool-result input
     Then the Messages request is one the provider accepts
     And the Chat Completions request is one the provider accepts
 
-  @WA-D011 @WA-D012
+  @BO-D009 @BO-D010
   Scenario: A developer message with nothing to send adds no empty system message or text block
     Given the recorded history:
       | message | role      | block | value       |

@@ -222,6 +222,8 @@ def test_vector_inputs_and_outputs_match_the_operation_schemas():
     assert set(operations) == {op for op in OPERATIONS if op.startswith("developer-messages.")}
     for case in CASES:
         for expectation in case.expect:
+            if not expectation.operation.startswith("developer-messages."):
+                continue  # a serializer case kept here (provider-validity.json): its own shapes
             shapes = operations[expectation.operation]
             errors = list(_validator(shapes["input"]).iter_errors(case.input))
             assert not errors, (case.id, errors[0].message)

@@ -111,19 +111,19 @@ MESSAGES_DEFECTS = [
                            {"role": "user", "content": ""}],
      "messages-empty-user", "BO-D001", "/messages/2/content"),
     ("empty assistant turn", [_m("user", _text("hi")), _m("assistant"), _m("user", _text("?"))],
-     "messages-empty-turn", "WA-D011", "/messages/1/content"),
+     "messages-empty-turn", "BO-D009", "/messages/1/content"),
     ("empty system message", [_m("user", _text("hi")), _m("system"), _m("assistant", _text("x"))],
-     "messages-empty-turn", "WA-D011", "/messages/1/content"),
+     "messages-empty-turn", "BO-D009", "/messages/1/content"),
     ("empty user text", [_m("user", _text("hi"), _text(""))],
      "messages-empty-input-text", "BO-D008", "/messages/0/content/1"),
     ("empty tool_result text", [_m("user", _text("hi")), _m("assistant", USE),
                                 _m("user", {**RESULT, "content": [_text("")]})],
      "messages-empty-input-text", "BO-D008", "/messages/2/content/0/content/0"),
     ("empty assistant text", [_m("user", _text("hi")), _m("assistant", _text(""), _text("x"))],
-     "messages-empty-text", "WA-D012", "/messages/1/content/0"),
+     "messages-empty-text", "BO-D010", "/messages/1/content/0"),
     ("empty system text", [_m("user", _text("hi")), _m("system", _text("")),
                            _m("assistant", _text("x"))],
-     "messages-empty-text", "WA-D012", "/messages/1/content/0"),
+     "messages-empty-text", "BO-D010", "/messages/1/content/0"),
 ]
 
 
@@ -196,7 +196,7 @@ CHAT_DEFECTS = [
     ("assistant without content", [{"role": "user", "content": "hi"},
                                    {"role": "assistant", "content": None},
                                    {"role": "user", "content": "?"}],
-     "chat-assistant-content", "WA-D013", "/messages/1"),
+     "chat-assistant-content", "BO-D011", "/messages/1"),
 ]
 
 

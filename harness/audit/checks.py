@@ -581,12 +581,12 @@ def check_openai_tool_messages(req: Request) -> Emit:
 
 #: the predicates' rules the audit reports through :func:`check_provider_accepts` (the other
 #: predicates' rules have checks of their own above)
-_VALIDITY_KEYS = {"WA-D011": "empty-turn", "WA-D012": "empty-text", "WA-D013": "assistant-content"}
+_VALIDITY_KEYS = {"BO-D009": "empty-turn", "BO-D010": "empty-text", "BO-D011": "assistant-content"}
 
 
 def check_provider_accepts(req: Request) -> Emit:
-    """WA-D011 (no empty assistant or system turn), WA-D012 (no empty text block in assistant or
-    system content), WA-D013 (a Chat assistant message has content or tool_calls): the wire
+    """BO-D009 (no empty assistant or system turn), BO-D010 (no empty text block in assistant or
+    system content), BO-D011 (a Chat assistant message has content or tool_calls): the wire
     model's provider-validity predicates, one home for the audit and the serializer
     invariants (reference_impl/wire/validity.py, with the provider documentation of each)."""
     from agent_tck.reference_impl.wire import validity

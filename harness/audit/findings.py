@@ -63,9 +63,9 @@ RULES: dict[str, tuple[str, str]] = {
     "head-stable": ("WA-D007", WARNING),
     # requests the providers accept: the wire model's predicates (reference_impl/wire/
     # validity.py), the same the serializer invariants hold every serializer output to
-    "empty-turn": ("WA-D011", ERROR),
-    "empty-text": ("WA-D012", ERROR),
-    "assistant-content": ("WA-D013", WARNING),  # SHOULD: compatible endpoints differ
+    "empty-turn": ("BO-D009", ERROR),
+    "empty-text": ("BO-D010", ERROR),
+    "assistant-content": ("BO-D011", WARNING),  # SHOULD: compatible endpoints differ
 }
 
 

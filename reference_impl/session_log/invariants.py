@@ -31,12 +31,12 @@ from typing import Any, Final
 from agent_tck.reference_impl.errors import TckError
 from agent_tck.reference_impl.serialize import invariants as serialize_invariants
 from agent_tck.reference_impl.serialize import model
+from agent_tck.reference_impl.serialize.invariants import Finding
 from agent_tck.reference_impl.serialize.ops import OPERATIONS as SERIALIZERS
 from agent_tck.reference_impl.session_log import ops
 from agent_tck.reference_impl.wire import validity
 from agent_tck.reference_impl.wire.dialects import ANTHROPIC, OPENAI
 
-Finding = serialize_invariants.Finding
 RULES: Final = {ANTHROPIC: "CFP-024", OPENAI: "CFP-025"}
 _SERIALIZER: Final = {ANTHROPIC: "anthropic.serialize", OPENAI: "openai.serialize"}
 

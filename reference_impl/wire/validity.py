@@ -71,12 +71,12 @@ PREDICATES: Final[tuple[Predicate, ...]] = (
               _TOOL_USE_DOC),
     Predicate("messages-empty-user", ANTHROPIC, "BO-D001",
               "no user turn with empty content", _MESSAGES_DOC),
-    Predicate("messages-empty-turn", ANTHROPIC, "WA-D011",
+    Predicate("messages-empty-turn", ANTHROPIC, "BO-D009",
               "no assistant turn (but the last message) or system message with empty content",
               _MESSAGES_DOC),
     Predicate("messages-empty-input-text", ANTHROPIC, "BO-D008",
               "no empty text block in user or tool_result content", _MESSAGES_DOC),
-    Predicate("messages-empty-text", ANTHROPIC, "WA-D012",
+    Predicate("messages-empty-text", ANTHROPIC, "BO-D010",
               "no empty text block in assistant or system content", _MESSAGES_DOC),
     Predicate("chat-tool-result-answers-call", OPENAI, "WA-D001",
               "each tool message answers a tool call of the assistant message its run of tool "
@@ -84,7 +84,7 @@ PREDICATES: Final[tuple[Predicate, ...]] = (
     Predicate("chat-tool-call-answered", OPENAI, "WA-D002",
               "each tool call of an assistant message that is followed by another message is "
               "answered by a tool message before any message of another role", _CHAT_TOOLS_DOC),
-    Predicate("chat-assistant-content", OPENAI, "WA-D013",
+    Predicate("chat-assistant-content", OPENAI, "BO-D011",
               "an assistant message has content or tool_calls", _CHAT_DOC),
 )
 BY_KEY: Final = {p.key: p for p in PREDICATES}

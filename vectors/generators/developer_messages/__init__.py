@@ -10,7 +10,10 @@ from __future__ import annotations
 from . import binding, empty_and_deferred, history, reading, roles, wire
 from .build import FAMILY
 
-__all__ = ["FAMILY", "documents"]
+__all__ = ["FAMILY", "HAND_WRITTEN", "documents"]
+
+#: files of the folder no section writes (requests of the wire form, BO-D009 / BO-D010)
+HAND_WRITTEN = ("provider-validity.json",)
 
 SECTIONS = (binding, history, reading, roles, empty_and_deferred, wire)
 
