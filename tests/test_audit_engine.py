@@ -14,7 +14,8 @@ from agent_tck.harness.audit import rules as wr
 from agent_tck.harness.audit.capture import RawExchange, RawMessage, RawResponse
 from agent_tck.harness.audit.engine import Auditor
 from agent_tck.harness.audit.redact import Scrubber
-from agent_tck.harness.audit.report import records, to_json, write_reports
+from agent_tck.harness.audit.report import records, to_json
+from agent_tck.harness.audit.sink import write_reports
 from agent_tck.harness.audit.tracker import ConversationTracker
 from agent_tck.harness.reports import read
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from agent_tck.harness.audit.redact import Scrubber
-from agent_tck.harness.audit.report import write_reports
+from agent_tck.harness.audit.sink import write_reports
 from tests.test_audit_engine import ok, request, run
 
 KEY = "sk-ant-api03-PLANTEDtimelineKEY0123456789"

@@ -45,7 +45,7 @@ def test_a_filtered_run_says_partial_not_conformant(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "overall                  partial" in out
     badge = json.loads((tmp_path / "badges" / "overall.json").read_text())
-    assert badge["message"] == "partial" and badge["color"] != "green"
+    assert badge["message"] == "partial (--rule IHU-001)" and badge["color"] != "green"
     assert read(tmp_path / "results.jsonl").verdicts["overall"].verdict == "partial"
 
 

@@ -40,6 +40,10 @@ HISTORY = Draft202012Validator(
     json.loads((ROOT / "vectors/schema/history.schema.json").read_text()))
 RULES = {r["id"]: r for f in FAMILIES
          for r in yaml.safe_load((ROOT / f"vectors/rules/{f}.yaml").read_text())["rules"]}
+#: every rule of the catalogue: a serializer case may cite another family's rule where that is
+#: the one its check bears on (a Chat tool message placed by WA-D001, issue 21)
+ANY_RULE = {r["id"] for path in (ROOT / "vectors" / "rules").glob("*.yaml")
+            for r in yaml.safe_load(path.read_text())["rules"]}
 
 Impl = Callable[[Any], Any]
 
@@ -57,9 +61,9 @@ ELSEWHERE: list[Case] = load_file(
 
 
 def test_every_rule_has_a_vector_and_a_scenario_and_every_citation_exists() -> None:
-    assert {r for c in ELSEWHERE for r in c.rules} <= set(RULES)
+    assert {r for c in ELSEWHERE for r in c.rules} <= ANY_RULE
     cited = {r for c in CASES for r in c.rules}
-    assert cited <= set(RULES)
+    assert cited <= ANY_RULE
     cited |= {r for c in ELSEWHERE for r in c.rules}
     assert set(RULES) <= cited, sorted(set(RULES) - cited)
     scenarios = {k: v for k, v in scenario_citations(ROOT / "features").items()

@@ -82,9 +82,15 @@ UNANSWERED_INTERRUPTED_CALL = frozenset({
     "chunk-free-persistence/resume.json::cfp-resume-after-abort",
     "chunk-free-persistence/resume.json::cfp-resume-drops-emptied-assistant",
     "cfp-record-aborted-partial",
+    # a recorded step ending in a tool call its fixture does not answer (the case is about the
+    # first-seen block order text, tool call, reasoning; issue 21 F): the runtime would write a
+    # repair result after it
+    "cfp-record-block-order-text-call-reasoning",
 })
 
 CASES = list(_cases())
+
+
 def _may_be_rejected(case: dict[str, Any]) -> bool:
     """An error among a session operation's accepted alternatives: a log the case lets a reader
     refuse (a seq origin above 0, which CFP-D003 lets the dsh-v4 reading reject)."""
@@ -95,8 +101,16 @@ def _may_be_rejected(case: dict[str, Any]) -> bool:
 ACCEPTED = [(name, data) for name, case, data in CASES
             if not _error_codes(case) and not _may_be_rejected(case)
             and _verdict(data, DEFAULT) is None and name not in UNANSWERED_INTERRUPTED_CALL]
+
+
+def _may_be_accepted(case: dict[str, Any]) -> bool:
+    """An output among a session operation's accepted alternatives: a log the reader may read."""
+    return any("output" in alt for expected in case["expect"].values()
+               for alt in expected.get("alternatives", ()))
+
+
 REJECTED = [(name, _error_codes(case), data, _recovering(case)) for name, case, data in CASES
-            if _error_codes(case)]
+            if _error_codes(case) and not _may_be_accepted(case)]
 
 
 def test_the_vectors_hold_both_kinds_of_log() -> None:

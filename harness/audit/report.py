@@ -23,10 +23,8 @@ warnings to SHOULD rules, so warnings never fail the verdict unless ``--strict``
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 from agent_tck.harness import __version__
@@ -390,14 +388,3 @@ def audit_document(exchanges: Any, tally: AuditTally, conversations: Iterable[An
         "exit_code": tally.exit_code,
     }
 
-
-def write_reports(folder: str | os.PathLike[str], result: AuditResult, *, source: str,
-                  name: str = "audited agent", scrub: Scrubber | None = None) -> dict[str, Path]:
-    """results.jsonl, junit.xml, summary.md, report.html (with the conversation timeline),
-    badges, and audit.json, in ``folder``, for an audit held in memory."""
-    from agent_tck.harness.audit.sink import ReportSink
-
-    sink = ReportSink(folder, source=source, name=name, scrub=scrub or Scrubber())
-    for x in result.exchanges:
-        sink.add(x)
-    return sink.finish(result.conversations, result.notes)

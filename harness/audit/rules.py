@@ -39,13 +39,13 @@ from agent_tck.harness.audit.checks import (
     check_empty_user,
     check_openai_tool_messages,
     check_openai_user_tool,
-    check_provider_accepts,
     check_shape,
     check_tools,
     dialect_of,
     request_headers,
 )
 from agent_tck.harness.audit.findings import Finding, make_finding, rule_id, sort_findings
+from agent_tck.harness.audit.provider_checks import check_provider_accepts
 from agent_tck.reference_impl.wire.dialects import ANTHROPIC, OPENAI
 
 # ---------------------------------------------------------------------------------------------

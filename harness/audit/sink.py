@@ -22,7 +22,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import IO, Any
 
-from agent_tck.harness.audit.engine import ExchangeResult
+from agent_tck.harness.audit.engine import AuditResult, ExchangeResult
 from agent_tck.harness.audit.redact import Scrubber
 from agent_tck.harness.audit.report import (
     AuditTally,
@@ -126,3 +126,13 @@ class ReportSink:
         (self.folder / "audit.json").unlink(missing_ok=True)
         with contextlib.suppress(Exception):  # already on the way out with the real error
             render_folder(self.folder)
+
+
+def write_reports(folder: str | os.PathLike[str], result: AuditResult, *, source: str,
+                  name: str = "audited agent", scrub: Scrubber | None = None) -> dict[str, Path]:
+    """results.jsonl, junit.xml, summary.md, report.html (with the conversation timeline),
+    badges, and audit.json, in ``folder``, for an audit held in memory."""
+    sink = ReportSink(folder, source=source, name=name, scrub=scrub or Scrubber())
+    for x in result.exchanges:
+        sink.add(x)
+    return sink.finish(result.conversations, result.notes)

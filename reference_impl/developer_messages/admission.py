@@ -398,10 +398,11 @@ class _Reader:
         if message["role"] != "developer":
             raise _reject("DM_ROLE_MISMATCH", "DM-036", seq, f"{at}/data/message/role",
                           f"developer/message carries a {message['role']!r}-role message")
-        for coordinate in ("turn", "step"):
-            if not _is_count(data.get(coordinate)):
-                raise _reject("DM_MALFORMED", "DM-027", seq, f"{at}/data/{coordinate}",
-                              f"developer/message requires an integer {coordinate}")
+        name: Json  # the coordinates' names here, a block's toolName below
+        for name in ("turn", "step"):
+            if not _is_count(data.get(name)):
+                raise _reject("DM_MALFORMED", "DM-027", seq, f"{at}/data/{name}",
+                              f"developer/message requires an integer {name}")
         content = message.get("content")
         if not _is_array(content):
             raise _reject("DM_MALFORMED", "DM-027", seq, f"{at}/data/message/content",
