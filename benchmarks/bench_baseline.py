@@ -25,8 +25,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))  # agent_tck, when the checkout is not installed
 
-from agent_tck.harness import baseline as bl  # noqa: E402
 from agent_tck.harness.common.safe_yaml import load  # noqa: E402
+from agent_tck.harness.run import baseline as bl  # noqa: E402
 from agent_tck.harness.run.results import CaseResult  # noqa: E402
 
 MESSAGE = ("output differs at /messages/1/content/0: expected {'type': 'text', 'text': 'the "

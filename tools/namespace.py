@@ -112,7 +112,7 @@ _MOVED = "|".join(sorted(MOVES, key=len, reverse=True))
 # ``harness.evaluate`` / ``agent_tck.harness.evaluate`` as a module path, not a longer name
 _MOVED_DOTTED = re.compile(rf"(?<![\w/-])((?:{NAMESPACE}\.)?harness)\.({_MOVED})(?![\w])")
 _MOVED_FROM = re.compile(rf"^(\s*from\s+(?:{NAMESPACE}\.)?harness)\s+import\s+({_MOVED})"
-                         rf"(\s+as\s+\w+)?[ \t]*$", re.MULTILINE)
+                         rf"(\s+as\s+\w+)?(?=[ \t]*(?:#.*)?$)", re.MULTILINE)
 _MOVED_PATH = re.compile(rf"(?<![\w.-])harness/({_MOVED})\.py\b")
 
 
