@@ -58,7 +58,17 @@ case("mp-branch-keeps-user-context-mode-artifacts",
          ("t1", "completed", [
              x_user(), x_rsum("r1", "Option A"), x_evidence("ev1", "ev-a", "source"),
              x_artifact("ar1", "art-v1", "Plan v1"), x_text("a1", "Plan A.")]),
-         ("t1b", "completed", [x_rsum("r2", "Option B"), x_text("a2", "Plan B.")])))
+         ("t1b", "completed", [x_rsum("r2", "Option B"), x_text("a2", "Plan B.")])),
+     # the branch's user message and its own process and evidence are MP-D018's (MUST); the
+     # context, mode and artifacts a branch keeps are SHOULDs (MP-091, MP-092, MP-093)
+     checks={"branches": {"outcome": "MP-D018", "output": "MP-D018",
+                          "output:/turns/0/context": "MP-091",
+                          "output:/turns/1/context": "MP-091",
+                          "output:/turns/0/mode": "MP-092", "output:/turns/1/mode": "MP-092",
+                          "output:/turns/0/artifacts": "MP-093",
+                          "output:/turns/1/artifacts": "MP-093",
+                          "output:/artifacts": "MP-093"},
+             "parts": {"outcome": "MP-D018", "output": "MP-D018"}})
 
 case("mp-branch-artifacts-attributed", ["MP-097", "MP-093"],
      "Each branch's artifact is attributed to the branch that produced it; the first "

@@ -181,7 +181,10 @@ case("mp-kind-artifact-ref-card", ["MP-018", "MP-103", "MP-086", "MP-062", "MP-0
      project=project_out("idle", ("t1", "completed", [
          OK_USER, item("ar1", "message", "card"), item("a1", "message", "answer")])),
      branches={"turns": [branch_turn("t1", [], [])],
-               "artifacts": [made("art-report", "t1", "ar1")]})
+               "artifacts": [made("art-report", "t1", "ar1")]},
+     # which turn produced the artifact (/artifacts) is MP-097's, a SHOULD
+     checks={"branches": {"outcome": "MP-018", "output": "MP-018",
+                          "output:/artifacts": "MP-097"}})
 
 PACK = {"files": ["calc.log", "trace.json"], "hash": "sha256:ab12", "lines": 1800}
 case("mp-kind-evidence-ref-entries", ["MP-019", "MP-063", "MP-055", "MP-075"],
