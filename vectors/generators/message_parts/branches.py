@@ -139,3 +139,7 @@ case("mp-branch-while-running", ["MP-D016"],
      "A branch while a turn is still running: INVALID_TRANSITION.",
      [start(), ps("a1", "assistant_text"), branch("t1b", "t1")],
      error="INVALID_TRANSITION", ops=["parts", "branches"])
+
+# A sibling's evidence or artifact is MP-D011's (MUST) to refuse; MP-094/095 never fail it.
+FILE.charge({"mp-branch-cannot-cite-sibling-evidence": "MP-D011",
+             "mp-branch-cannot-link-sibling-artifact": "MP-D011"})

@@ -262,3 +262,14 @@ case("mp-kind-action-pending-survives-turn-end", ["MP-017", "MP-035", "MP-102"],
          x_text("a1", "Waiting for your approval.")])),
      project=project_out("idle", ("t1", "completed", [
          OK_USER, item("act1", "task", "cta"), item("a1", "message", "answer")])))
+
+# Each kind's case is charged to that kind's MUST (a SHOULD it also cites never fails a MUST).
+FILE.charge({
+    "mp-kind-assistant-text-is-the-answer": "MP-011",
+    "mp-kind-reasoning-summary-collapsed": "MP-012",
+    "mp-kind-reasoning-detail-hidden-by-default": "MP-013",
+    "mp-kind-runtime-status-process": "MP-014",
+    "mp-kind-action-required-pending": "MP-017", "mp-kind-artifact-ref-card": {
+        "parts": "MP-103", "answer": "MP-018", "project": "MP-018"},
+    "mp-kind-evidence-ref-entries": "MP-019", "mp-kind-all-eleven-typed-in-order": "MP-001",
+})
