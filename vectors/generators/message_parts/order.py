@@ -93,5 +93,4 @@ case("mp-order-status-artifact-evidence-in-place", ["MP-030"],
 FILE.charge({
     "mp-order-reasoning-not-hoisted": "MP-031",
     "mp-order-tools-not-pushed-to-end": {"parts": "MP-032"},
-    "mp-order-running-turn-interleaves": "MP-105",
 })

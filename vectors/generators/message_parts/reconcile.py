@@ -85,12 +85,10 @@ case("mp-reconcile-no-final", ["MP-D005"],
      answer=answer_out(answer_turn("t1", "completed", [seg("a1", "Forty-two")])))
 
 case("mp-reconcile-final-after-turn-end", ["MP-D005", "MP-080"],
-     "A final that arrives after turn.end closed the part still reconciles (marked matched), "
-     "never appends. The final equals the streamed text, so replacing or marking it (MP-D002's "
-     "choice) shows the same text: the text and the mark are MP-D005's and MP-080's evidence.",
-     one_text([d("a1", "Forty"), d("a1", "-two"), end(), fin("a1", "Forty-two")]),
-     parts=parts_out(("t1", "completed", [x_user(), x_text("a1", "Forty-two", "matched")])),
-     answer=answer_out(answer_turn("t1", "completed", [seg("a1", "Forty-two")])))
+     "A final that arrives after turn.end closed the part still reconciles, never appends.",
+     one_text([d("a1", "Forty"), d("a1", "-two"), end(), fin("a1", "Forty-two.")]),
+     parts=parts_out(("t1", "completed", [x_user(), x_text("a1", "Forty-two.", "replaced")])),
+     answer=answer_out(answer_turn("t1", "completed", [seg("a1", "Forty-two.")])))
 
 case("mp-reconcile-duplicated-delta-with-seq", ["MP-D003", "MP-104"],
      "Fault: a delta delivered twice. Its seq identifies it as a duplicate and it is dropped; "
