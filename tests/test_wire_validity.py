@@ -362,3 +362,18 @@ def test_resume_faults_are_caught_by_the_provider_validity_invariant(name):
         found = resume_invariants.resume(case.input, {"history": history, "tools": tools})
         caught |= {rule for rule, _, _ in found}
     assert caught == RESUME_FAULTS[name]
+
+
+def test_an_unhashable_tool_call_id_is_judged_not_an_error():
+    """Task 2 G: a malformed id (a list, an object) gives a finding, never a TypeError that
+    fails every rule's invariant with "cannot check the output"."""
+    from agent_tck.reference_impl.wire import validity
+    from agent_tck.reference_impl.wire.dialects import OPENAI
+    body = {"messages": [
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": None, "tool_calls": [
+            {"id": ["c1"], "type": "function", "function": {"name": "f", "arguments": "{}"}}]},
+        {"role": "tool", "tool_call_id": {"id": "c1"}, "content": "x"},
+        {"role": "user", "content": "go"}]}
+    keys = {p.check for p in validity.problems(OPENAI, body)}
+    assert keys == {"chat-tool-result-answers-call", "chat-tool-call-answered"}
