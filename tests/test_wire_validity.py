@@ -377,3 +377,25 @@ def test_an_unhashable_tool_call_id_is_judged_not_an_error():
         {"role": "user", "content": "go"}]}
     keys = {p.check for p in validity.problems(OPENAI, body)}
     assert keys == {"chat-tool-result-answers-call", "chat-tool-call-answered"}
+
+
+def test_an_input_assistant_message_of_empty_text_only_may_be_cleaned_to_no_blocks():
+    """Task 2 D: passing [text ""] through is suspended; cleaning it to content [] repeats the
+    same input defect and is suspended too (it was a WA-D011 MUST failure); a valid assistant
+    message emptied by the serializer still fails WA-D011."""
+    from agent_tck.reference_impl.serialize import invariants as serialize_invariants
+
+    def turns(assistant: list[Any]) -> dict[str, Any]:
+        return {"messages": [{"role": "user", "content": [{"type": "text", "text": "hi"}]},
+                             {"role": "assistant", "content": assistant},
+                             {"role": "user", "content": [{"type": "text", "text": "go"}]}]}
+
+    def given(text: str) -> dict[str, Any]:
+        return {"history": [{"role": "user", "content": [{"type": "text", "text": "hi"}]},
+                            {"role": "assistant", "content": [{"type": "text", "text": text}]},
+                            {"role": "user", "content": [{"type": "text", "text": "go"}]}]}
+
+    check = serialize_invariants.anthropic_serialize
+    assert check(given(""), turns([])) == []
+    assert check(given(""), turns([{"type": "text", "text": ""}])) == []
+    assert [f[0] for f in check(given("ok"), turns([]))] == ["WA-D011"]

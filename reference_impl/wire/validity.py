@@ -96,7 +96,7 @@ SUSPENSIONS: Final[Mapping[str, tuple[str, ...]]] = {
     # assistant message, a result without its call, a duplicate id)
     "tool-pairing": ("messages-tool-result-answers-call", "messages-tool-call-answered",
                      "chat-tool-result-answers-call", "chat-tool-call-answered"),
-    # an input assistant message without blocks
+    # an input assistant message without blocks, or with empty text blocks only
     "assistant-empty": ("messages-empty-turn:assistant", "chat-assistant-content"),
     # an input assistant message holding an empty text block
     "assistant-empty-text": ("messages-empty-text:assistant",),
