@@ -252,3 +252,18 @@ def test_a_format_1_record_counts_for_each_rule_it_cites():
     statuses, _, _ = summarize(RULES, [old])
     assert statuses == {"BO-008": "fail", "BO-D007": "fail"}
     assert exit_code(RULES, [old]) == 1
+
+
+def test_a_resumed_request_keeps_the_rule_of_a_predicate_below_must():
+    """Task 2 A: a predicate whose rule is a SHOULD (WA-D013) never fails CFP-024/025."""
+    from agent_tck.harness.contract.catalogue import load_catalogue
+    from agent_tck.reference_impl.session_log import invariants as resume
+    from agent_tck.reference_impl.wire import validity
+    level = {r.id: r.level for r in load_catalogue().rules}
+    assert {p.rule for p in validity.PREDICATES if level[p.rule] != "MUST"} == resume.OWN_RULE
+    log_case = _case("cfp-resume-drops-empty-assistant-message")
+    request = {"messages": [{"role": "user", "content": "Summarize the report."},
+                            {"role": "assistant", "content": None},
+                            {"role": "user", "content": "Try again."}]}
+    found = resume.resume_openai(log_case.input, request)
+    assert {rule for rule, _check, _message in found} == {"WA-D013"}

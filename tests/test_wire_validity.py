@@ -304,13 +304,15 @@ def test_resume_answering_an_unanswered_call_is_valid_too():
     assert resume_invariants.resume(given, answered) == []
 
 
-def test_resume_sending_an_empty_assistant_turn_fails_cfp_024_and_025():
+def test_resume_sending_an_empty_assistant_turn_fails_cfp_024_and_wa_d013():
+    """On Chat Completions an assistant message without content or tool calls is WA-D013's, a
+    SHOULD (compatible endpoints differ): it keeps its rule, never CFP-025's MUST."""
     given = {"log": _log(USER_EVENT, _assistant()), "user": [TEXT("go")]}
     kept = {"history": [_c("user", TEXT("hi")), _c("assistant"), _c("user", TEXT("go"))],
             "tools": None}
     assert resume_invariants.resume(given, SESSION_OPS["session.resume"](given)) == []
     assert {rule for rule, _, _ in resume_invariants.resume(given, kept)} == {"CFP-024",
-                                                                            "CFP-025"}
+                                                                            "WA-D013"}
 
 
 def test_resume_of_an_unreadable_log_is_not_judged():
@@ -319,7 +321,9 @@ def test_resume_of_an_unreadable_log_is_not_judged():
 
 # --- the seeded resume faults are caught on CFP-024 / CFP-025 by the invariant ----------------
 
-RESUME_FAULTS = ("cfp-resume-keeps-unanswered-tool-calls", "cfp-resume-keeps-empty-assistant-turn")
+RESUME_FAULTS = {"cfp-resume-keeps-unanswered-tool-calls": {"CFP-024", "CFP-025"},
+                 # Chat Completions: WA-D013, a SHOULD, keeps its rule (not CFP-025)
+                 "cfp-resume-keeps-empty-assistant-turn": {"CFP-024", "WA-D013"}}
 
 
 def _mutated_views(name: str) -> Any:
@@ -357,4 +361,41 @@ def test_resume_faults_are_caught_by_the_provider_validity_invariant(name):
         history, tools = mutated.resume(log, case.input.get("user"))
         found = resume_invariants.resume(case.input, {"history": history, "tools": tools})
         caught |= {rule for rule, _, _ in found}
-    assert caught == {"CFP-024", "CFP-025"}
+    assert caught == RESUME_FAULTS[name]
+
+
+def test_an_unhashable_tool_call_id_is_judged_not_an_error():
+    """Task 2 G: a malformed id (a list, an object) gives a finding, never a TypeError that
+    fails every rule's invariant with "cannot check the output"."""
+    from agent_tck.reference_impl.wire import validity
+    from agent_tck.reference_impl.wire.dialects import OPENAI
+    body = {"messages": [
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": None, "tool_calls": [
+            {"id": ["c1"], "type": "function", "function": {"name": "f", "arguments": "{}"}}]},
+        {"role": "tool", "tool_call_id": {"id": "c1"}, "content": "x"},
+        {"role": "user", "content": "go"}]}
+    keys = {p.check for p in validity.problems(OPENAI, body)}
+    assert keys == {"chat-tool-result-answers-call", "chat-tool-call-answered"}
+
+
+def test_an_input_assistant_message_of_empty_text_only_may_be_cleaned_to_no_blocks():
+    """Task 2 D: passing [text ""] through is suspended; cleaning it to content [] repeats the
+    same input defect and is suspended too (it was a WA-D011 MUST failure); a valid assistant
+    message emptied by the serializer still fails WA-D011."""
+    from agent_tck.reference_impl.serialize import invariants as serialize_invariants
+
+    def turns(assistant: list[Any]) -> dict[str, Any]:
+        return {"messages": [{"role": "user", "content": [{"type": "text", "text": "hi"}]},
+                             {"role": "assistant", "content": assistant},
+                             {"role": "user", "content": [{"type": "text", "text": "go"}]}]}
+
+    def given(text: str) -> dict[str, Any]:
+        return {"history": [{"role": "user", "content": [{"type": "text", "text": "hi"}]},
+                            {"role": "assistant", "content": [{"type": "text", "text": text}]},
+                            {"role": "user", "content": [{"type": "text", "text": "go"}]}]}
+
+    check = serialize_invariants.anthropic_serialize
+    assert check(given(""), turns([])) == []
+    assert check(given(""), turns([{"type": "text", "text": ""}])) == []
+    assert [f[0] for f in check(given("ok"), turns([]))] == ["WA-D011"]

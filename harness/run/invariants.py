@@ -77,13 +77,18 @@ def _table() -> tuple[Invariant, ...]:
     def rules(dialect: str) -> list[str]:
         return [p.rule for p in validity.PREDICATES if p.dialect == dialect]
 
+    def own(dialect: str) -> list[str]:
+        """The rules below MUST a resumed request's predicates keep (not CFP-024/025)."""
+        return [r for r in rules(dialect) if r in resume.OWN_RULE]
+
     return (
         *_per_rule("anthropic.serialize", rules(ANTHROPIC), serialize.anthropic_serialize),
         *_per_rule("openai.serialize", rules(OPENAI), serialize.openai_serialize),
-        *_per_rule("session.resume", ("CFP-024", "CFP-025"), resume.resume),
-        Invariant("session.resume-anthropic", "CFP-024", "provider-accepts",
-                  resume.resume_anthropic),
-        Invariant("session.resume-openai", "CFP-025", "provider-accepts", resume.resume_openai),
+        *_per_rule("session.resume", ("CFP-024", "CFP-025", *own(ANTHROPIC), *own(OPENAI)),
+                   resume.resume),
+        *_per_rule("session.resume-anthropic", ("CFP-024", *own(ANTHROPIC)),
+                   resume.resume_anthropic),
+        *_per_rule("session.resume-openai", ("CFP-025", *own(OPENAI)), resume.resume_openai),
     )
 
 

@@ -15,10 +15,11 @@ than repairing it, packages/llm/llm-deepseek/src/serialize.ts):
 * a predicate is suspended when the input history already has the defect an output passing it
   through would repeat (:func:`history_defects`, keys of
   :data:`reference_impl.wire.validity.SUSPENSIONS`): tool calls and results that do not pair
-  up before the next assistant message, an assistant message without blocks, with an empty text
-  block, or with neither text nor a tool call. Defects the serializer must remove itself (an
-  empty or emptied user message, BO-D001; an empty text block in user or tool-result input,
-  BO-D008; tool results after other blocks of their turn, BO-D005) suspend nothing.
+  up before the next assistant message, an assistant message without blocks (or with empty
+  text blocks only), with an empty text block, or with neither text nor a tool call. Defects
+  the serializer must remove itself (an empty or emptied user message, BO-D001; an empty text
+  block in user or tool-result input, BO-D008; tool results after other blocks of their turn,
+  BO-D005) suspend nothing.
 
 So a serializer can fail these checks only by making an invalid request out of a valid history.
 """
@@ -68,7 +69,9 @@ def history_defects(history: model.History) -> frozenset[str]:
     for message in history.body:
         if message.role != "assistant":
             continue
-        if not message.content:
+        # without blocks, or with empty text blocks only: cleaning those leaves it without
+        # blocks, as passing them through repeats the empty text (review Task 2 D)
+        if all(isinstance(b, Text) and b.text == "" for b in message.content):
             defects.add("assistant-empty")
         if any(isinstance(b, Text) and b.text == "" for b in message.content):
             defects.add("assistant-empty-text")

@@ -3,7 +3,9 @@
 Note 001: a loaded log must "resume with a valid provider history". Each function here has the
 invariant shape ``(given_input, output) -> [(rule_id, check_name, message)]`` and charges every
 provider-validity problem (:mod:`reference_impl.wire.validity`) of the resumed request to
-CFP-024 (Messages) or CFP-025 (Chat Completions), whatever rule the predicate has elsewhere:
+CFP-024 (Messages) or CFP-025 (Chat Completions), whatever MUST the predicate has elsewhere; a
+predicate whose own rule is below MUST keeps that rule (:data:`OWN_RULE`: WA-D013, a SHOULD
+because compatible endpoints differ), so a SHOULD-level difference never fails CFP-024/025:
 
 * ``session.resume-anthropic`` / ``session.resume-openai``: the request itself;
 * ``session.resume`` (a canonical history and tools): the request the reference serializers
@@ -39,6 +41,9 @@ from agent_tck.reference_impl.wire.dialects import ANTHROPIC, OPENAI
 
 RULES: Final = {ANTHROPIC: "CFP-024", OPENAI: "CFP-025"}
 _SERIALIZER: Final = {ANTHROPIC: "anthropic.serialize", OPENAI: "openai.serialize"}
+#: The predicates' rules below MUST (vectors/rules/; tests/test_check_model.py checks the list):
+#: a resumed request failing one of them fails that rule, not CFP-024/025.
+OWN_RULE: Final = frozenset({"WA-D013"})
 
 
 def _suspensions(given_input: Any) -> frozenset[str] | None:
@@ -54,7 +59,8 @@ def _suspensions(given_input: Any) -> frozenset[str] | None:
 def _wire_findings(dialect: str, request: Any, suspend: frozenset[str],
                    where: str = "") -> list[Finding]:
     problems = validity.problems(dialect, request, suspend)
-    return serialize_invariants.findings(problems, rule=RULES[dialect], where=where)
+    return [finding for p in problems for finding in serialize_invariants.findings(
+        [p], rule=None if p.rule in OWN_RULE else RULES[dialect], where=where)]
 
 
 def resume_anthropic(given_input: Any, output: Any) -> list[Finding]:

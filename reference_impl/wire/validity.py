@@ -96,7 +96,7 @@ SUSPENSIONS: Final[Mapping[str, tuple[str, ...]]] = {
     # assistant message, a result without its call, a duplicate id)
     "tool-pairing": ("messages-tool-result-answers-call", "messages-tool-call-answered",
                      "chat-tool-result-answers-call", "chat-tool-call-answered"),
-    # an input assistant message without blocks
+    # an input assistant message without blocks, or with empty text blocks only
     "assistant-empty": ("messages-empty-turn:assistant", "chat-assistant-content"),
     # an input assistant message holding an empty text block
     "assistant-empty-text": ("messages-empty-text:assistant",),
@@ -284,11 +284,18 @@ def messages_problems(body: Any, suspend: frozenset[str] = frozenset()) -> list[
 # --- OpenAI Chat Completions ------------------------------------------------------------------
 
 
+def _id(value: Any) -> Any:
+    """A tool call id as a key: a malformed (unhashable) id, a list or an object, is compared by
+    its repr, so a request holding one is judged, never "cannot check the output"."""
+    return value if value is None or isinstance(value, (str, int, float)) else repr(value)
+
+
 def _call_ids(message: Mapping[str, Any]) -> list[tuple[int, Any]]:
     calls = message.get("tool_calls")
     if message.get("role") != "assistant" or not isinstance(calls, list):
         return []
-    return [(k, c.get("id") if isinstance(c, Mapping) else None) for k, c in enumerate(calls)]
+    return [(k, _id(c.get("id")) if isinstance(c, Mapping) else None)
+            for k, c in enumerate(calls)]
 
 
 def _chat_tool_messages(messages: Sequence[Any], off: frozenset[str]) -> Iterator[Problem]:
@@ -302,7 +309,7 @@ def _chat_tool_messages(messages: Sequence[Any], off: frozenset[str]) -> Iterato
         if not isinstance(message, Mapping):
             continue
         if message.get("role") == "tool":
-            cid = message.get("tool_call_id")
+            cid = _id(message.get("tool_call_id"))
             if "chat-tool-result-answers-call" in off:
                 pass
             elif cid in answered:

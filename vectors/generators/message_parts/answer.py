@@ -148,3 +148,10 @@ case("mp-answer-nothing-flattened", ["MP-002", "MP-081"],
      [*ALL_KINDS_EVENTS[:-5], *text_part("a0", "First, "), *ALL_KINDS_EVENTS[-5:]],
      answer=answer_out(answer_turn("t1", "completed", [
          seg("a0", "First, "), seg("a1", "Clear skies today.")])))
+
+# The one MUST each of these cases bears on (a SHOULD they also cite never fails a MUST).
+FILE.charge({
+    "mp-answer-no-raw-tool-logs": "MP-D019", "mp-answer-no-queue-events": "MP-D019",
+    "mp-answer-no-runtime-tracing": "MP-D019", "mp-answer-no-provider-debug-logs": "MP-D019",
+    "mp-answer-no-unfiltered-reasoning": "MP-100", "mp-answer-no-repeated-final-text": "MP-104",
+})

@@ -58,7 +58,12 @@ case("mp-branch-keeps-user-context-mode-artifacts",
          ("t1", "completed", [
              x_user(), x_rsum("r1", "Option A"), x_evidence("ev1", "ev-a", "source"),
              x_artifact("ar1", "art-v1", "Plan v1"), x_text("a1", "Plan A.")]),
-         ("t1b", "completed", [x_rsum("r2", "Option B"), x_text("a2", "Plan B.")])))
+         ("t1b", "completed", [x_rsum("r2", "Option B"), x_text("a2", "Plan B.")])),
+     # MP-D018 (MUST) copies the user message, context, mode and artifacts in scope; the
+     # artifacts the earlier branch produced staying listed (/artifacts) is MP-093's, a SHOULD
+     checks={"branches": {"outcome": "MP-D018", "output": "MP-D018",
+                          "output:/artifacts": "MP-093"},
+             "parts": {"outcome": "MP-D018", "output": "MP-D018"}})
 
 case("mp-branch-artifacts-attributed", ["MP-097", "MP-093"],
      "Each branch's artifact is attributed to the branch that produced it; the first "
@@ -129,3 +134,7 @@ case("mp-branch-while-running", ["MP-D016"],
      "A branch while a turn is still running: INVALID_TRANSITION.",
      [start(), ps("a1", "assistant_text"), branch("t1b", "t1")],
      error="INVALID_TRANSITION", ops=["parts", "branches"])
+
+# A sibling's evidence or artifact is MP-D011's (MUST) to refuse; MP-094/095 never fail it.
+FILE.charge({"mp-branch-cannot-cite-sibling-evidence": "MP-D011",
+             "mp-branch-cannot-link-sibling-artifact": "MP-D011"})

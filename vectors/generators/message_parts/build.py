@@ -248,6 +248,19 @@ class VectorFile:
         add_case(self.cases, cid, rules, description, events, view=view, raw_input=raw_input,
                  checks=checks, **expect)
 
+    def charge(self, attribution: dict[str, str | dict[str, str]]) -> None:
+        """Charge the outcome and output of each named case (case id -> rule, or operation ->
+        rule for only those operations) to that one rule, where the case does not attribute
+        that operation already (vectors/README.md "Checks")."""
+        for c in self.cases:
+            named = attribution.get(c["id"], {})
+            for op, expectation in c["expect"].items():
+                rule = named if isinstance(named, str) else named.get(op.split(".")[-1])
+                if not rule:
+                    continue
+                second = "error-code" if "error" in expectation else "output"
+                expectation.setdefault("checks", {"outcome": rule, second: rule})
+
     def document(self) -> dict[str, Any]:
         return {"family": FAMILY, "description": self.description, "cases": self.cases}
 

@@ -148,3 +148,5 @@ case("mp-answer-link-in-scope-and-repeated", ["MP-D011", "MP-062"],
       cite("ev-1"), end()],
      answer=answer_out(answer_turn("t1", "completed", [seg("a1", "See both.")],
                                    links=["art-in-scope"], citations=["ev-1"])))
+
+FILE.charge({"mp-answer-link-in-scope-and-repeated": "MP-D011"})

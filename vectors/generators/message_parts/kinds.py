@@ -181,7 +181,10 @@ case("mp-kind-artifact-ref-card", ["MP-018", "MP-103", "MP-086", "MP-062", "MP-0
      project=project_out("idle", ("t1", "completed", [
          OK_USER, item("ar1", "message", "card"), item("a1", "message", "answer")])),
      branches={"turns": [branch_turn("t1", [], [])],
-               "artifacts": [made("art-report", "t1", "ar1")]})
+               "artifacts": [made("art-report", "t1", "ar1")]},
+     # which turn produced the artifact (/artifacts) is MP-097's, a SHOULD
+     checks={"branches": {"outcome": "MP-018", "output": "MP-018",
+                          "output:/artifacts": "MP-097"}})
 
 PACK = {"files": ["calc.log", "trace.json"], "hash": "sha256:ab12", "lines": 1800}
 case("mp-kind-evidence-ref-entries", ["MP-019", "MP-063", "MP-055", "MP-075"],
@@ -259,3 +262,14 @@ case("mp-kind-action-pending-survives-turn-end", ["MP-017", "MP-035", "MP-102"],
          x_text("a1", "Waiting for your approval.")])),
      project=project_out("idle", ("t1", "completed", [
          OK_USER, item("act1", "task", "cta"), item("a1", "message", "answer")])))
+
+# Each kind's case is charged to that kind's MUST (a SHOULD it also cites never fails a MUST).
+FILE.charge({
+    "mp-kind-assistant-text-is-the-answer": "MP-011",
+    "mp-kind-reasoning-summary-collapsed": "MP-012",
+    "mp-kind-reasoning-detail-hidden-by-default": "MP-013",
+    "mp-kind-runtime-status-process": "MP-014",
+    "mp-kind-action-required-pending": "MP-017", "mp-kind-artifact-ref-card": {
+        "parts": "MP-103", "answer": "MP-018", "project": "MP-018"},
+    "mp-kind-evidence-ref-entries": "MP-019", "mp-kind-all-eleven-typed-in-order": "MP-001",
+})

@@ -88,3 +88,9 @@ case("mp-order-status-artifact-evidence-in-place", ["MP-030"],
          x_user(), x_status("s1", "Process", "Drafting"), x_text("a1", "Draft below. "),
          x_artifact("ar1", "art-d", "Draft"), x_evidence("ev1", "ev-d", "replay"),
          x_text("a2", "Review it.")])))
+
+# The one MUST each case bears on (MP-030, a SHOULD, never fails a MUST).
+FILE.charge({
+    "mp-order-reasoning-not-hoisted": "MP-031",
+    "mp-order-tools-not-pushed-to-end": {"parts": "MP-032"},
+})

@@ -111,3 +111,7 @@ case("mp-view-finished-facts-once-in-running-turn",
      project=project_out("active", ("t1", "active", [
          OK_USER, item("c1", "inline", "collapsed"), item("res1", "inline", "collapsed"),
          item("r1", "inline", "live")])))
+
+# the answer view is MP-106's; the projection's folding is MP-036's (the archive, MP-034, a MAY)
+FILE.charge({"mp-view-completed-turn-folds-into-archive": {"answer": "MP-106",
+                                                           "project": "MP-036"}})

@@ -125,12 +125,14 @@ case("mp-reconcile-delta-gap", ["MP-D003"],
      error="DELTA_GAP")
 
 case("mp-reconcile-final-before-last-delta", ["MP-D004", "MP-088", "MP-D002"],
-     "Fault: the final arrives before the last delta. The final stands; the late delta is "
-     "dropped, not appended.",
-     one_text([d("a1", "Hel"), fin("a1", "Hello"), d("a1", "lo"), end()]),
-     parts=parts_out(("t1", "completed", [x_user(), x_text("a1", "Hello", "replaced")])),
+     "Fault: a delta arrives after the final (the last delta delivered again, late). The final "
+     "stands; the late delta is dropped, not appended. The final equals the streamed text, so "
+     "replacing or marking it (MP-D002's choice) shows the same text: the text is MP-D004's "
+     "evidence, the mark MP-D002's.",
+     one_text([d("a1", "Hel"), d("a1", "lo"), fin("a1", "Hello"), d("a1", "lo"), end()]),
+     parts=parts_out(("t1", "completed", [x_user(), x_text("a1", "Hello", "matched")])),
      answer=answer_out(answer_turn("t1", "completed", [seg("a1", "Hello")])),
-     checks=both("MP-D002"))
+     checks=marked("MP-D002", "MP-D004"))
 
 case("mp-reconcile-repeated-final", ["MP-D004", "MP-088", "MP-104"],
      "The same final delivered twice leaves the text once.",
@@ -222,10 +224,11 @@ case("mp-reconcile-status-own-part", ["MP-084"],
 
 case("mp-reconcile-deterministic-mixed-faults", ["MP-089", "MP-D003", "MP-D004", "MP-D006"],
      "Duplicated, interleaved and late deltas with finals in one turn have one defined "
-     "result.",
+     "result. The final equals the streamed text, so the text shown does not depend on "
+     "replacing or marking it (MP-D002's choice).",
      [start(), ps("a1", "assistant_text"), ps("r1", "reasoning_summary"), d("a1", "Ans", 0),
-      d("r1", "hmm", 0), d("a1", "Ans", 0), d("a1", "wer", 1), fin("a1", "Answer: 42"),
+      d("r1", "hmm", 0), d("a1", "Ans", 0), d("a1", "wer", 1), fin("a1", "Answer"),
       d("a1", " (late)", 2), d("r1", " ok", 1), pe("r1"), end()],
      parts=parts_out(("t1", "completed", [
-         x_user(), x_text("a1", "Answer: 42", "replaced"), x_rsum("r1", "hmm ok")])),
-     answer=answer_out(answer_turn("t1", "completed", [seg("a1", "Answer: 42")])))
+         x_user(), x_text("a1", "Answer", "matched"), x_rsum("r1", "hmm ok")])),
+     answer=answer_out(answer_turn("t1", "completed", [seg("a1", "Answer")])))
