@@ -255,7 +255,7 @@ def test_a_format_1_record_counts_for_each_rule_it_cites():
 
 
 def test_a_resumed_request_keeps_the_rule_of_a_predicate_below_must():
-    """Task 2 A: a predicate whose rule is a SHOULD (WA-D013) never fails CFP-024/025."""
+    """Task 2 A: a predicate whose rule is a SHOULD (BO-D011) never fails CFP-024/025."""
     from agent_tck.harness.contract.catalogue import load_catalogue
     from agent_tck.reference_impl.session_log import invariants as resume
     from agent_tck.reference_impl.wire import validity
@@ -266,4 +266,4 @@ def test_a_resumed_request_keeps_the_rule_of_a_predicate_below_must():
                             {"role": "assistant", "content": None},
                             {"role": "user", "content": "Try again."}]}
     found = resume.resume_openai(log_case.input, request)
-    assert {rule for rule, _check, _message in found} == {"WA-D013"}
+    assert {rule for rule, _check, _message in found} == {"BO-D011"}

@@ -305,14 +305,14 @@ def test_resume_answering_an_unanswered_call_is_valid_too():
 
 
 def test_resume_sending_an_empty_assistant_turn_fails_cfp_024_and_wa_d013():
-    """On Chat Completions an assistant message without content or tool calls is WA-D013's, a
+    """On Chat Completions an assistant message without content or tool calls is BO-D011's, a
     SHOULD (compatible endpoints differ): it keeps its rule, never CFP-025's MUST."""
     given = {"log": _log(USER_EVENT, _assistant()), "user": [TEXT("go")]}
     kept = {"history": [_c("user", TEXT("hi")), _c("assistant"), _c("user", TEXT("go"))],
             "tools": None}
     assert resume_invariants.resume(given, SESSION_OPS["session.resume"](given)) == []
     assert {rule for rule, _, _ in resume_invariants.resume(given, kept)} == {"CFP-024",
-                                                                            "WA-D013"}
+                                                                            "BO-D011"}
 
 
 def test_resume_of_an_unreadable_log_is_not_judged():
@@ -322,8 +322,8 @@ def test_resume_of_an_unreadable_log_is_not_judged():
 # --- the seeded resume faults are caught on CFP-024 / CFP-025 by the invariant ----------------
 
 RESUME_FAULTS = {"cfp-resume-keeps-unanswered-tool-calls": {"CFP-024", "CFP-025"},
-                 # Chat Completions: WA-D013, a SHOULD, keeps its rule (not CFP-025)
-                 "cfp-resume-keeps-empty-assistant-turn": {"CFP-024", "WA-D013"}}
+                 # Chat Completions: BO-D011, a SHOULD, keeps its rule (not CFP-025)
+                 "cfp-resume-keeps-empty-assistant-turn": {"CFP-024", "BO-D011"}}
 
 
 def _mutated_views(name: str) -> Any:
@@ -381,8 +381,8 @@ def test_an_unhashable_tool_call_id_is_judged_not_an_error():
 
 def test_an_input_assistant_message_of_empty_text_only_may_be_cleaned_to_no_blocks():
     """Task 2 D: passing [text ""] through is suspended; cleaning it to content [] repeats the
-    same input defect and is suspended too (it was a WA-D011 MUST failure); a valid assistant
-    message emptied by the serializer still fails WA-D011."""
+    same input defect and is suspended too (it was a BO-D009 MUST failure); a valid assistant
+    message emptied by the serializer still fails BO-D009."""
     from agent_tck.reference_impl.serialize import invariants as serialize_invariants
 
     def turns(assistant: list[Any]) -> dict[str, Any]:
@@ -398,4 +398,4 @@ def test_an_input_assistant_message_of_empty_text_only_may_be_cleaned_to_no_bloc
     check = serialize_invariants.anthropic_serialize
     assert check(given(""), turns([])) == []
     assert check(given(""), turns([{"type": "text", "text": ""}])) == []
-    assert [f[0] for f in check(given("ok"), turns([]))] == ["WA-D011"]
+    assert [f[0] for f in check(given("ok"), turns([]))] == ["BO-D009"]

@@ -4,7 +4,7 @@ Note 001: a loaded log must "resume with a valid provider history". Each functio
 invariant shape ``(given_input, output) -> [(rule_id, check_name, message)]`` and charges every
 provider-validity problem (:mod:`reference_impl.wire.validity`) of the resumed request to
 CFP-024 (Messages) or CFP-025 (Chat Completions), whatever MUST the predicate has elsewhere; a
-predicate whose own rule is below MUST keeps that rule (:data:`OWN_RULE`: WA-D013, a SHOULD
+predicate whose own rule is below MUST keeps that rule (:data:`OWN_RULE`: BO-D011, a SHOULD
 because compatible endpoints differ), so a SHOULD-level difference never fails CFP-024/025:
 
 * ``session.resume-anthropic`` / ``session.resume-openai``: the request itself;
@@ -43,7 +43,7 @@ RULES: Final = {ANTHROPIC: "CFP-024", OPENAI: "CFP-025"}
 _SERIALIZER: Final = {ANTHROPIC: "anthropic.serialize", OPENAI: "openai.serialize"}
 #: The predicates' rules below MUST (vectors/rules/; tests/test_check_model.py checks the list):
 #: a resumed request failing one of them fails that rule, not CFP-024/025.
-OWN_RULE: Final = frozenset({"WA-D013"})
+OWN_RULE: Final = frozenset({"BO-D011"})
 
 
 def _suspensions(given_input: Any) -> frozenset[str] | None:
