@@ -49,16 +49,30 @@ class Invariant:
         return fnmatchcase(operation, self.operations)
 
 
-def _charged_to(rule: str, check: CheckFn) -> CheckFn:
-    """``check``'s findings of one rule: an invariant whose predicates span several rules is
-    registered once per rule, so each rule gets its own pass or fail."""
-    def only(given: Any, output: Any) -> Iterator[Finding]:
-        return (finding for finding in check(given, output) if finding[0] == rule)
-    return only
+class _Once:
+    """A check whose predicates span several rules, run once per output: the invariants of its
+    rules (one each, so each rule gets its own pass or fail) share the last call's findings,
+    held for the very objects it was called on (check_output asks them one after another)."""
+
+    def __init__(self, check: CheckFn) -> None:
+        self.check = check
+        self.last: tuple[Any, Any, list[Finding]] | None = None
+
+    def findings(self, given: Any, output: Any) -> list[Finding]:
+        last = self.last
+        if last is None or last[0] is not given or last[1] is not output:
+            last = self.last = (given, output, list(self.check(given, output)))
+        return last[2]
+
+    def charged_to(self, rule: str) -> CheckFn:
+        def only(given: Any, output: Any) -> Iterator[Finding]:
+            return (finding for finding in self.findings(given, output) if finding[0] == rule)
+        return only
 
 
 def _per_rule(operation: str, rules: Iterable[str], check: CheckFn) -> tuple[Invariant, ...]:
-    return tuple(Invariant(operation, rule, "provider-accepts", _charged_to(rule, check))
+    shared = _Once(check)
+    return tuple(Invariant(operation, rule, "provider-accepts", shared.charged_to(rule))
                  for rule in dict.fromkeys(rules))
 
 
