@@ -9,7 +9,7 @@ files from ``--vectors`` are untrusted: read with :func:`reference_impl.strict_j
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +18,12 @@ from agent_tck.harness.common.data import vectors_dir
 from agent_tck.harness.common.errors import HarnessError
 from agent_tck.harness.common.jsonschema_util import validate
 from agent_tck.harness.common.whole_file import read_whole
+from agent_tck.harness.run.compare import (
+    TRACE_MODE,
+    carved_constraint,
+    mode_for,
+    trace_constraints,
+)
 from agent_tck.reference_impl.strict_json import StrictJSONError, loads
 
 _NOT_VECTORS = {"schema", "rules"}
@@ -38,6 +44,9 @@ class Expectation:
     #: Check attribution (vectors/README.md "Checks"): (check name, rule) pairs; a check not
     #: named is charged to every rule of the expectation.
     checks: tuple[tuple[str, str], ...] = ()
+    #: The names of the trace constraints of an expected trace (``trace:<name>`` checks;
+    #: :func:`harness.run.compare.trace_constraints`), set from the case's scenario on load.
+    trace: tuple[str, ...] = ()
 
     def attributed(self, check: str) -> str | None:
         """The one rule ``check`` is charged to, when the vector names it."""
@@ -89,9 +98,26 @@ def _check_attribution(exp: Expectation, case_rules: Sequence[str], where: str) 
             raise HarnessError("VECTOR_INVALID", f"check {name!r} does not exist for this "
                                "expectation (error-code needs an error, output an output)",
                                f"{where}/checks/{name}")
-        if name.startswith("output:") and exp.alternatives:
+        if name.startswith("output:") and (exp.alternatives or exp.trace):
             raise HarnessError("VECTOR_INVALID", "named output parts are for a single "
-                               "expected output, not alternatives", f"{where}/checks/{name}")
+                               "expected output, not alternatives (a trace's parts are its "
+                               "trace:<name> constraints)", f"{where}/checks/{name}")
+        if name.startswith("trace:") and name[len("trace:"):] not in exp.trace:
+            known = ", ".join(f"trace:{t}" for t in exp.trace) or "none: it expects no trace"
+            raise HarnessError("VECTOR_INVALID", f"check {name!r} names no trace constraint of "
+                               f"this expectation (its constraints: {known})",
+                               f"{where}/checks/{name}")
+
+
+def _with_trace(exp: Expectation, scenario: Any) -> Expectation:
+    """``exp`` with the names of its trace constraints, when it expects one trace: those of
+    its scenario, and each event kind its attribution carves out of an action."""
+    if exp.is_error or exp.alternatives or mode_for(exp.operation, exp.compare) != TRACE_MODE:
+        return exp
+    names = trace_constraints(exp.output, scenario)
+    carved = tuple(name[len("trace:"):] for name, _ in exp.checks if name.startswith("trace:")
+                   and carved_constraint(name[len("trace:"):], names))
+    return replace(exp, trace=(*names, *carved))
 
 
 @dataclass(frozen=True)
@@ -134,7 +160,8 @@ def load_file(path: Path) -> list[Case]:
                            f"{path}#/family")
     cases = []
     for case in doc["cases"]:
-        expect = tuple(_expectation(op, spec) for op, spec in sorted(case["expect"].items()))
+        expect = tuple(_with_trace(_expectation(op, spec), case["input"])
+                       for op, spec in sorted(case["expect"].items()))
         for exp in expect:
             where = f"{path}#/cases/{doc['cases'].index(case)}/expect/{exp.operation}"
             extra = sorted(set(exp.rules) - set(case["rules"]))

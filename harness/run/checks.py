@@ -5,10 +5,12 @@ An expectation's checks are the outcome class (``outcome``: accepted or rejected
 code (``error-code``), the output (``output``, less any named part) and its named parts
 (``output:<JSON pointer>``); the protocol 1.1 observation adds ``observe:input-after`` and
 ``observe:repeat``, charged to BO-008 alone; :mod:`harness.run.invariants` adds
-``invariant:<name>``. A vector names the rule of a check in its expectation's ``checks``; a
-check it does not name is charged to every rule of the expectation (so a case that attributes
-nothing is judged as before). A check that the outcome never reached (the code of an output,
-the output of a rejection) is ``not-applicable``: untested, never passed. Pure functions.
+``invariant:<name>``. An expected trace (``subagent-trace``) is held as its constraints,
+``trace:<name>`` (:func:`harness.run.compare.trace_constraints`), ``output`` holding the rest.
+A vector names the rule of a check in its expectation's ``checks``; a check it does not name
+is charged to every rule of the expectation (so a case that attributes nothing is judged as
+before). A check that the outcome never reached (the code of an output, the output of a
+rejection) is ``not-applicable``: untested, never passed. Pure functions.
 """
 
 from __future__ import annotations
@@ -18,7 +20,12 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from agent_tck.harness.contract.vectors import Expectation
-from agent_tck.harness.run.compare import compare_parts, first_difference, mode_for
+from agent_tck.harness.run.compare import (
+    compare_parts,
+    compare_trace,
+    first_difference,
+    mode_for,
+)
 from agent_tck.harness.run.outcome import CallResult, Errored, Observed, Output, Rejected
 from agent_tck.harness.run.results import CheckResult
 
@@ -43,7 +50,13 @@ def check_names(expectation: Expectation) -> tuple[str, ...]:
     if any(not k.is_error for k in kinds):
         names.append("output")
         names.extend(f"output:{p}" for p in expectation.output_parts)
+        names.extend(f"trace:{t}" for t in expectation.trace)
     return tuple(names)
+
+
+def _of_output(name: str) -> bool:
+    """Whether a check holds (part of) an output: not reached by a rejection."""
+    return name.startswith(("output", "trace:"))
 
 
 def _codes(kinds: Sequence[Expectation]) -> str:
@@ -55,6 +68,11 @@ def _output_checks(expectation: Expectation, outputs: Sequence[Expectation],
     """``output`` (and its named parts): any accepted output passes; a failure says why each
     one differs."""
     parts = expectation.output_parts
+    if expectation.trace:  # one expected trace: its constraints, and the rest as ``output``
+        held = compare_trace(expectation.output, value, expectation.trace)
+        return [("output", "fail" if held[""] else "pass", held[""] or ""),
+                *((f"trace:{t}", "fail" if held[t] else "pass", held[t] or "")
+                  for t in expectation.trace)]
     reasons: list[str] = []
     for kind in outputs:
         diffs = compare_parts(kind.output, value, mode_for(kind.operation, kind.compare), parts)
@@ -89,7 +107,7 @@ def expectation_checks(expectation: Expectation, result: CallResult) -> list[Unb
             out.append(("error-code", "pass", "") if result.code in codes else (
                 "error-code", "fail", f"rejected with {result.code}, expected {_codes(errors)}"))
         out.extend((n, "not-applicable", f"{NOT_REACHED}the input was rejected")
-                   for n in names if n.startswith("output"))
+                   for n in names if _of_output(n))
         return out
     assert isinstance(result, Output)
     if not outputs:

@@ -269,6 +269,106 @@ def normalize_subagent_trace(value: Any) -> Any:
     return {"timeline": timeline, "heads": heads}
 
 
+# --- trace constraints: the checks ``trace:<name>`` of a trace expectation ---------------------
+#
+# The partial order above makes a trace a set of constraints, each compared on its own and
+# charged to its own rule (vectors/README.md, "Checks"): ``action-<i>``, the events observed
+# during action i of the scenario (in the canonical order of that action; an action expected to
+# show nothing is a constraint too: "not seen during the send"), and ``heads-<agent>``, the
+# request heads of an agent the vector expects heads of. A vector may carve one event kind out
+# of an action, ``action-<i>/<kind>`` (``action-0/rejected``: the reason code apart from what
+# else the send did), by attributing it; ``action-<i>`` then holds the rest of that action.
+# Splitting by kind loses nothing: inside an action the canonical order is by agent, then kind,
+# and one kind's events keep their order. Whatever no constraint holds (an event of no scenario
+# action, a head of an agent with none expected) is the rest, the ``output`` check.
+
+#: The comparison mode whose outputs are traces with constraints.
+TRACE_MODE = "subagent-trace"
+TRACE_ACTION = "action-"
+TRACE_HEADS = "heads-"
+#: The event kinds a constraint ``action-<i>/<kind>`` may carve out of an action.
+TRACE_KINDS = ("accepted", "rejected", "cold-resume", "turn-start", "input", "turn-end",
+               "settled")
+
+
+def _is_trace(value: Any) -> bool:
+    return (isinstance(value, dict) and isinstance(value.get("trace"), list)
+            and all(isinstance(e, dict) for e in value["trace"]))
+
+
+def _action_index(action: Any) -> int | None:
+    """An event's ``action`` as a scenario index (``2`` and ``2.0`` alike), else None."""
+    if isinstance(action, bool) or not isinstance(action, int | float):
+        return None
+    return int(action) if action == int(action) and action >= 0 else None
+
+
+def trace_constraints(expected: Any, scenario: Any) -> tuple[str, ...]:
+    """The names of the constraints of an expected trace for ``scenario``: one per action of
+    the scenario (and per action the expected trace names), one per agent with expected heads.
+    Empty when ``expected`` is not a trace."""
+    if not _is_trace(expected):
+        return ()
+    actions = scenario.get("actions") if isinstance(scenario, dict) else None
+    indices = set(range(len(actions))) if isinstance(actions, list) else set()
+    agents: dict[str, None] = {}
+    for event in expected["trace"]:
+        if event.get("event") == "request-head":
+            agents[_who(event)] = None
+        elif (index := _action_index(event.get("action"))) is not None:
+            indices.add(index)
+    return (*(f"{TRACE_ACTION}{i}" for i in sorted(indices)),
+            *(f"{TRACE_HEADS}{agent}" for agent in agents))
+
+
+def carved_constraint(name: str, constraints: tuple[str, ...]) -> bool:
+    """Whether ``name`` is ``action-<i>/<kind>`` carved out of one of ``constraints``."""
+    action, slash, kind = name.partition("/")
+    return bool(slash) and action in constraints and action.startswith(TRACE_ACTION) and (
+        kind in TRACE_KINDS)
+
+
+def _trace_split(value: Any, names: tuple[str, ...]) -> tuple[dict[str, Any], Any]:
+    """A trace's canonical form cut into its constraints (name -> events or heads) and the
+    rest (what no constraint holds). Carved kinds first, so their action keeps the rest."""
+    canonical = normalize_subagent_trace(value)
+    by_action = {_action_index(t["action"]): t["events"] for t in canonical["timeline"]}
+    heads = dict(canonical["heads"])
+    held: dict[str, Any] = {}
+    for name in sorted(names, key=lambda n: "/" not in n):
+        action, _, kind = name.partition("/")
+        if kind:
+            index = int(action[len(TRACE_ACTION):])
+            events = by_action.get(index, [])
+            held[name] = [e for e in events if e.get("event") == kind]
+            by_action[index] = [e for e in events if e.get("event") != kind]
+        elif name.startswith(TRACE_ACTION):
+            held[name] = by_action.pop(int(name[len(TRACE_ACTION):]), [])
+        else:
+            held[name] = heads.pop(name[len(TRACE_HEADS):], [])
+    rest = {"events of no scenario action": [t for t in canonical["timeline"]
+                                             if _action_index(t["action"]) in by_action],
+            "heads of other agents": heads}
+    return held, rest
+
+
+def compare_trace(expected: Any, actual: Any,
+                  names: tuple[str, ...]) -> dict[str, str | None]:
+    """Each trace constraint compared on its own, and the rest (``""``): name -> first
+    difference or None. An actual output that is not a trace fails every one."""
+    if not _is_trace(actual):
+        reason = "/: output is not a trace ({\"trace\": [event, ...]}, every event an object)"
+        return dict.fromkeys(("", *names), reason)
+    want, want_rest = _trace_split(expected, names)
+    got, got_rest = _trace_split(actual, names)
+    out: dict[str, str | None] = {}
+    for name in names:
+        diff = first_difference(want[name], got[name])
+        out[name] = f"{name.replace('-', ' ', 1)}: {diff}" if diff else None
+    out[""] = first_difference(want_rest, got_rest)
+    return out
+
+
 # --- canonical history (mode ``canonical-history``; chunk-free-persistence) --------------------
 #
 # ``session.resume`` returns ``{"history": [message, ...], "tools": [tool, ...] | null}`` in the
