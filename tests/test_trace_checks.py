@@ -16,6 +16,7 @@ from agent_tck.harness.cli import main
 from agent_tck.harness.common.errors import HarnessError
 from agent_tck.harness.contract.vectors import Case, Expectation, load_cases, load_file
 from agent_tck.harness.run.checks import check_names
+from agent_tck.harness.run.compare import compare_trace, trace_constraints
 from agent_tck.harness.run.evaluate import Judgment, case_result, judge
 from agent_tck.harness.run.results import summarize
 from agent_tck.harness.run.targets import InProcessTarget
@@ -165,7 +166,8 @@ def test_an_attribution_naming_an_unknown_trace_constraint_is_refused(tmp_path, 
     with pytest.raises(HarnessError) as caught:
         load_file(path)
     assert caught.value.code == "VECTOR_INVALID"
-    assert caught.value.where == f"{path}#/cases/0/expect/{SIMULATE}/checks/{name}"
+    token = name.replace("/", "~1")  # a JSON pointer token
+    assert caught.value.where == f"{path}#/cases/0/expect/{SIMULATE}/checks/{token}"
     assert "names no trace constraint" in str(caught.value)
 
 
@@ -199,3 +201,17 @@ def test_a_failing_trace_check_is_recorded_and_reported_with_its_rule(tmp_path, 
     assert "checks did not pass: trace:action-0/rejected (SMA-003)" in page
     assert ('<td><code>trace:action-0/rejected</code></td><td><a href="#rule-SMA-003"><code>'
             'SMA-003</code></a></td><td><span class="st st-fail">') in page
+
+
+def test_an_agent_id_with_a_slash_names_its_heads_not_a_carved_kind():
+    head = {"action": 0, "event": "request-head", "agent": "team/a", "system": [],
+            "tools": ["send_message"], "sendMessage": None}
+    expected = {"trace": [head]}
+    names = trace_constraints(expected, {"actions": [{"do": "spawn"}]})
+    assert names == ("action-0", "heads-team/a")
+    assert compare_trace(expected, copy.deepcopy(expected), names) == dict.fromkeys(
+        ("action-0", "heads-team/a", ""))
+    other = {"trace": [{**head, "tools": []}]}
+    assert compare_trace(expected, other, names)["heads-team/a"] == (
+        'heads team/a: /0/tools: expected 1 items, got 0; first difference at /0/tools/0: '
+        'expected "send_message", got nothing')

@@ -22,6 +22,7 @@ from agent_tck.harness.run.compare import (
     TRACE_MODE,
     carved_constraint,
     mode_for,
+    pointer_token,
     trace_constraints,
 )
 from agent_tck.reference_impl.strict_json import StrictJSONError, loads
@@ -89,24 +90,22 @@ def _check_attribution(exp: Expectation, case_rules: Sequence[str], where: str) 
     has_error = any(k.is_error for k in kinds)
     has_output = any(not k.is_error for k in kinds)
     for name, rule in exp.checks:
+        at = f"{where}/checks/{pointer_token(name)}"
         if rule not in allowed:
             raise HarnessError("VECTOR_INVALID", f"check {name!r} is charged to {rule}, which "
-                               f"is not among the expectation's rules {sorted(allowed)}",
-                               f"{where}/checks/{name}")
+                               f"is not among the expectation's rules {sorted(allowed)}", at)
         if (name == "error-code" and not has_error) or (
                 name.startswith("output") and not has_output):
             raise HarnessError("VECTOR_INVALID", f"check {name!r} does not exist for this "
-                               "expectation (error-code needs an error, output an output)",
-                               f"{where}/checks/{name}")
+                               "expectation (error-code needs an error, output an output)", at)
         if name.startswith("output:") and (exp.alternatives or exp.trace):
             raise HarnessError("VECTOR_INVALID", "named output parts are for a single "
                                "expected output, not alternatives (a trace's parts are its "
-                               "trace:<name> constraints)", f"{where}/checks/{name}")
+                               "trace:<name> constraints)", at)
         if name.startswith("trace:") and name[len("trace:"):] not in exp.trace:
             known = ", ".join(f"trace:{t}" for t in exp.trace) or "none: it expects no trace"
             raise HarnessError("VECTOR_INVALID", f"check {name!r} names no trace constraint of "
-                               f"this expectation (its constraints: {known})",
-                               f"{where}/checks/{name}")
+                               f"this expectation (its constraints: {known})", at)
 
 
 def _with_trace(exp: Expectation, scenario: Any) -> Expectation:

@@ -60,7 +60,8 @@ def mode_for(operation: str, explicit: str | None) -> str:
     return explicit or default_modes().get(operation, "json")
 
 
-def _escape(key: str) -> str:
+def pointer_token(key: str) -> str:
+    """A member name as a JSON pointer token (``/`` is ``~1``, ``~`` is ``~0``)."""
     return key.replace("~", "~0").replace("/", "~1")
 
 
@@ -76,7 +77,7 @@ def first_difference(expected: Any, actual: Any, at: str = "") -> str | None:
         )
     if isinstance(expected, dict) and isinstance(actual, dict):
         for key in sorted(set(expected) | set(actual)):
-            where = f"{at}/{_escape(str(key))}"
+            where = f"{at}/{pointer_token(str(key))}"
             if key not in actual:
                 return f"{where}: missing (expected {_short(expected[key])})"
             if key not in expected:
@@ -335,17 +336,18 @@ def _trace_split(value: Any, names: tuple[str, ...]) -> tuple[dict[str, Any], An
     by_action = {_action_index(t["action"]): t["events"] for t in canonical["timeline"]}
     heads = dict(canonical["heads"])
     held: dict[str, Any] = {}
-    for name in sorted(names, key=lambda n: "/" not in n):
+    for name in sorted(names, key=lambda n: not n.startswith(TRACE_ACTION) or "/" not in n):
+        if name.startswith(TRACE_HEADS):  # an agent id may hold any character, "/" too
+            held[name] = heads.pop(name[len(TRACE_HEADS):], [])
+            continue
         action, _, kind = name.partition("/")
+        index = int(action[len(TRACE_ACTION):])
         if kind:
-            index = int(action[len(TRACE_ACTION):])
             events = by_action.get(index, [])
             held[name] = [e for e in events if e.get("event") == kind]
             by_action[index] = [e for e in events if e.get("event") != kind]
-        elif name.startswith(TRACE_ACTION):
-            held[name] = by_action.pop(int(name[len(TRACE_ACTION):]), [])
         else:
-            held[name] = heads.pop(name[len(TRACE_HEADS):], [])
+            held[name] = by_action.pop(index, [])
     rest = {"events of no scenario action": [t for t in canonical["timeline"]
                                              if _action_index(t["action"]) in by_action],
             "heads of other agents": heads}
