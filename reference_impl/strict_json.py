@@ -33,6 +33,7 @@ socket or clock.
 
 from __future__ import annotations
 
+import gc
 import json
 import math
 import re
@@ -52,13 +53,17 @@ MAX_INT_DIGITS = 1000
 
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 _TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
-# The skeleton of a text: its quotes, brackets, colons, commas and backslashes, and its digits as
-# zeros (a comma or a bracket ends every integer literal, so a run of zeros is at least as long as
-# the longest integer; an escaped colon, \u003a, leaves \000); the rest is deleted in one pass.
 _DIGITS_AS_ZERO = bytes.maketrans(b"123456789", b"000000000")
-_NOT_SKELETON = bytes(c for c in range(256) if c not in b'"[]{}:,\\0123456789')
-_NOT_BRACKET_OR_QUOTE = b":,\\0"
-_AS_PARENS = bytes.maketrans(b"[{]}", b"(())")
+# every digit a zero, every other byte a dot: two zeros side by side in a sample (every
+# _SAMPLE_STEP-th character) are what a run of more than MAX_INT_DIGITS digits leaves in it
+_DIGITS_ONLY = bytes(0x30 if 0x30 <= c <= 0x39 else 0x2E for c in range(256))
+_SAMPLE_STEP = (MAX_INT_DIGITS + 1) // 2
+_REFERENTS = gc.get_referents
+# A text longer than this is walked for its depth without counting its brackets first (they
+# outnumber any depth limit in a long text, and the count costs as much as the walk)
+_COUNT_BRACKETS_UP_TO = 16_384
+_OPEN = (b"[", "[")  # indexed by ``type(data) is str``
+_BRACE = (b"{", "{")
 _NATIVE_DECODE = msgspec.json.decode
 _NATIVE_ENCODE = msgspec.json.encode
 _LONG_INT = b"0" * (MAX_INT_DIGITS + 1)
@@ -188,66 +193,65 @@ def _fast(data: str | bytes | bytearray, max_depth: int) -> Any:
         return _UNDECIDED                 # in a str (UnicodeEncodeError)
     if type(value) is not dict and type(value) is not list:  # a scalar: no pair, no depth
         return _UNDECIDED if type(value) is int and len(data) > MAX_INT_DIGITS else value
-    if len(data) <= MAX_INT_DIGITS:  # too short for an over-long integer: counts on the text
-        if isinstance(data, str):
-            colons = data.count(":")
-            if colons:
-                colons += data.count("\\u003")
-        else:
-            colons = data.count(b":")
-            if colons:
-                colons += data.count(b"\\u003")
-        if colons and _NATIVE_ENCODE(value).count(b":") != colons:
-            return _UNDECIDED  # see _fast_long
-        if len(data) <= 2 * max_depth + 1:  # too short to hold 2 * (max_depth + 1) brackets
-            return value
-        raw = data.encode("utf-8") if isinstance(data, str) else bytes(data)
-        if raw.count(b"[") + raw.count(b"{") > max_depth and _deeper(
-                raw, raw.translate(_DIGITS_AS_ZERO, _NOT_SKELETON), max_depth):
-            return _UNDECIDED
-        return value
-    return _fast_long(data.encode("utf-8") if isinstance(data, str) else bytes(data), value,
-                      max_depth)  # encodable: it parsed
-
-
-def _fast_long(raw: bytes, value: Any, max_depth: int) -> Any:
-    """:func:`_fast` on a text long enough to hold an over-long integer: its checks on the text's
-    skeleton (one pass over the text, then the few bytes it keeps)."""
-    skeleton = raw.translate(_DIGITS_AS_ZERO, _NOT_SKELETON)
-    if _LONG_INT in skeleton and _LONG_INT in raw.translate(_DIGITS_AS_ZERO):
-        return _UNDECIDED  # maybe an integer of too many digits (or a long number in a string)
-    # duplicate keys: the value written again holds a colon per pair plus its strings' colons,
-    # the text's literal ones and its escaped ones (\u003a, at most the \u003X escapes)
-    colons = skeleton.count(b":")
-    if colons:
-        if b"\\000" in skeleton:
-            colons += raw.count(b"\\u003")
-        if _NATIVE_ENCODE(value).count(b":") != colons:
-            return _UNDECIDED  # a pair was dropped (a duplicate key), or an escape misjudged
-    if skeleton.count(b"[") + skeleton.count(b"{") > max_depth and _deeper(
-            raw, skeleton, max_depth):
+    size = len(data)
+    if not _pairs_kept(data, value):
         return _UNDECIDED
-    return value
+    if size > MAX_INT_DIGITS and _long_digit_run(data):
+        return _UNDECIDED  # maybe an integer of too many digits (or a long number in a string)
+    if size <= 2 * max_depth + 1:  # too short to hold 2 * (max_depth + 1) brackets
+        return value
+    if size <= _COUNT_BRACKETS_UP_TO:
+        text = type(data) is str
+        if data.count(_OPEN[text]) + data.count(_BRACE[text]) <= max_depth:
+            return value
+    return value if _shallow(value, max_depth) else _UNDECIDED
 
 
-def _deeper(raw: bytes, skeleton: bytes, max_depth: int) -> bool:
-    """Whether the valid JSON text ``raw`` (its ``skeleton``) nests deeper than ``max_depth``,
-    at C speed: cut it to its structural brackets, then peel one level per pass (a pass removes
-    every innermost pair, so the passes are the depth)."""
-    if b'\\"' in skeleton and b'\\"' in raw:  # an escaped quote does not end its string:
-        raw = raw.replace(b"\\\\", b"").replace(b'\\"', b"")  # drop the escapes hiding one
-        skeleton = raw.translate(_DIGITS_AS_ZERO, _NOT_SKELETON)
-    # adjacent quotes go in pairs (the parity of every bracket, inside or outside a string, is
-    # kept); quotes left over mean brackets inside strings: cut those strings
-    skeleton = skeleton.translate(None, _NOT_BRACKET_OR_QUOTE).replace(b'""', b"")
-    if b'"' in skeleton:
-        skeleton = b"".join(skeleton.split(b'"')[::2])
-    skeleton = skeleton.translate(_AS_PARENS)
-    for _ in range(max_depth):
-        if not skeleton:
-            return False
-        skeleton = skeleton.replace(b"()", b"")
-    return bool(skeleton)
+def _pairs_kept(data: str | bytes | bytearray, value: Any) -> bool:
+    """Whether the decoded ``value`` (a container) kept every pair of ``data``: no duplicate key.
+
+    The native decoder keeps the last of two, so the dropped pair is missing from the value. The
+    value encoded again (native, faster than the parse) is the text itself when the text was
+    written compactly by the same rules (a log line, a reply): then no pair was dropped. Else it
+    holds a ``:`` per pair plus the colons inside strings, which are the text's own (no JSON
+    escape but ``\\u003a`` makes a colon; the ``\\u003X`` escapes are counted as if each were
+    one): fewer colons than the text's means a pair was dropped (more: an escape was not a colon).
+    """
+    written = _NATIVE_ENCODE(value)
+    raw = data.encode("utf-8") if type(data) is str else data  # the UTF-8 the decoder cached
+    if raw.startswith(written) and (len(raw) == len(written) or (
+            len(raw) == len(written) + 1 and raw.endswith(b"\n"))):
+        return True
+    colons = raw.count(b":")
+    if colons and b"\\" in raw:
+        colons += raw.count(b"\\u003")
+    return written.count(b":") == colons
+
+
+def _long_digit_run(data: str | bytes | bytearray) -> bool:
+    """Whether ``data`` holds a run of more than :data:`MAX_INT_DIGITS` digits. Every
+    ``MAX_INT_DIGITS // 2``-th character first: such a run covers two consecutive ones of them,
+    so a text without two consecutive sampled digits has none (the whole text is read only
+    when it has)."""
+    sample = data[::_SAMPLE_STEP]
+    sample = sample.encode("utf-8") if isinstance(sample, str) else bytes(sample)
+    if b"00" not in sample.translate(_DIGITS_ONLY):
+        return False
+    raw = data.encode("utf-8") if isinstance(data, str) else bytes(data)
+    return _LONG_INT in raw.translate(_DIGITS_AS_ZERO)
+
+
+def _shallow(value: Any, max_depth: int) -> bool:
+    """Whether the decoded ``value`` nests at most ``max_depth`` levels: one C call per level,
+    :func:`gc.get_referents` handing every container's items (a dict's values, perhaps its keys:
+    strings, no container) and skipping the scalars."""
+    level: list[Any] = [value]  # the values inside ``depth`` containers
+    for _depth in range(max_depth):
+        level = _REFERENTS(*level)
+        if not level:
+            return True
+    # the values inside max_depth containers: a container among them opens one level too many
+    return not any(type(item) is dict or type(item) is list for item in level)
 
 
 def loads(data: str | bytes, *, max_depth: int = MAX_DEPTH, lone_surrogates: bool = False) -> Any:
