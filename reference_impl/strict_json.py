@@ -62,8 +62,6 @@ _REFERENTS = gc.get_referents
 # A text longer than this is walked for its depth without counting its brackets first (they
 # outnumber any depth limit in a long text, and the count costs as much as the walk)
 _COUNT_BRACKETS_UP_TO = 16_384
-_OPEN = (b"[", "[")  # indexed by ``type(data) is str``
-_BRACE = (b"{", "{")
 _NATIVE_DECODE = msgspec.json.decode
 _NATIVE_ENCODE = msgspec.json.encode
 _LONG_INT = b"0" * (MAX_INT_DIGITS + 1)
@@ -112,8 +110,9 @@ def _float(text: str) -> float:
 
 
 def _int(text: str) -> int:
-    if len(text) > MAX_INT_DIGITS:
-        raise _Refused(f"integer of {len(text)} digits (at most {MAX_INT_DIGITS})")
+    digits = len(text) - (text[0] == "-")  # the sign is no digit (the fast path counts none)
+    if digits > MAX_INT_DIGITS:
+        raise _Refused(f"integer of {digits} digits (at most {MAX_INT_DIGITS})")
     return int(text)
 
 
@@ -200,10 +199,10 @@ def _fast(data: str | bytes | bytearray, max_depth: int) -> Any:
         return _UNDECIDED  # maybe an integer of too many digits (or a long number in a string)
     if size <= 2 * max_depth + 1:  # too short to hold 2 * (max_depth + 1) brackets
         return value
-    if size <= _COUNT_BRACKETS_UP_TO:
-        text = type(data) is str
-        if data.count(_OPEN[text]) + data.count(_BRACE[text]) <= max_depth:
-            return value
+    if size <= _COUNT_BRACKETS_UP_TO and (
+            data.count("[") + data.count("{") if isinstance(data, str)
+            else data.count(b"[") + data.count(b"{")) <= max_depth:
+        return value
     return value if _shallow(value, max_depth) else _UNDECIDED
 
 
@@ -218,7 +217,7 @@ def _pairs_kept(data: str | bytes | bytearray, value: Any) -> bool:
     one): fewer colons than the text's means a pair was dropped (more: an escape was not a colon).
     """
     written = _NATIVE_ENCODE(value)
-    raw = data.encode("utf-8") if type(data) is str else data  # the UTF-8 the decoder cached
+    raw = data.encode("utf-8") if isinstance(data, str) else data  # UTF-8 the decoder cached
     if raw.startswith(written) and (len(raw) == len(written) or (
             len(raw) == len(written) + 1 and raw.endswith(b"\n"))):
         return True
