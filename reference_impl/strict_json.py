@@ -185,58 +185,53 @@ def _encodable(text: str) -> bool:
 
 def _fast(data: str | bytes | bytearray, max_depth: int) -> Any:
     """The value when the native decoder accepts ``data`` and the checks it cannot make pass;
-    otherwise :data:`_UNDECIDED` (never a refusal: only the stdlib path words those)."""
+    otherwise :data:`_UNDECIDED` (never a refusal: only the stdlib path words those).
+
+    Duplicate keys: the native decoder keeps the last of two, so the dropped pair is missing from
+    the value. The value encoded again (native, faster than the parse) is the text itself when
+    the text was written compactly by the same rules (a log line, a reply): no pair was dropped.
+    Otherwise its colons are counted (:func:`_colons_agree`).
+    """
     try:
         value = _NATIVE_DECODE(data)
     except (ValueError, RecursionError):  # a DecodeError is a ValueError; so is a raw surrogate
         return _UNDECIDED                 # in a str (UnicodeEncodeError)
     if type(value) is not dict and type(value) is not list:  # a scalar: no pair, no depth
         return _UNDECIDED if type(value) is int and len(data) > MAX_INT_DIGITS else value
-    size = len(data)
-    if not _pairs_kept(data, value):
+    written = _NATIVE_ENCODE(value)
+    raw = data.encode("utf-8") if isinstance(data, str) else data  # UTF-8 the decoder cached
+    size = len(raw)
+    if not (raw.startswith(written) and (size == len(written) or (
+            size == len(written) + 1 and raw.endswith(b"\n")))) and not _colons_agree(
+                raw, written):
         return _UNDECIDED
-    if size > MAX_INT_DIGITS and _long_digit_run(data):
+    if size > MAX_INT_DIGITS and _long_digit_run(raw):
         return _UNDECIDED  # maybe an integer of too many digits (or a long number in a string)
     if size <= 2 * max_depth + 1:  # too short to hold 2 * (max_depth + 1) brackets
         return value
-    if size <= _COUNT_BRACKETS_UP_TO and (
-            data.count("[") + data.count("{") if isinstance(data, str)
-            else data.count(b"[") + data.count(b"{")) <= max_depth:
+    if size <= _COUNT_BRACKETS_UP_TO and raw.count(b"[") + raw.count(b"{") <= max_depth:
         return value
     return value if _shallow(value, max_depth) else _UNDECIDED
 
 
-def _pairs_kept(data: str | bytes | bytearray, value: Any) -> bool:
-    """Whether the decoded ``value`` (a container) kept every pair of ``data``: no duplicate key.
-
-    The native decoder keeps the last of two, so the dropped pair is missing from the value. The
-    value encoded again (native, faster than the parse) is the text itself when the text was
-    written compactly by the same rules (a log line, a reply): then no pair was dropped. Else it
-    holds a ``:`` per pair plus the colons inside strings, which are the text's own (no JSON
-    escape but ``\\u003a`` makes a colon; the ``\\u003X`` escapes are counted as if each were
-    one): fewer colons than the text's means a pair was dropped (more: an escape was not a colon).
-    """
-    written = _NATIVE_ENCODE(value)
-    raw = data.encode("utf-8") if isinstance(data, str) else data  # UTF-8 the decoder cached
-    if raw.startswith(written) and (len(raw) == len(written) or (
-            len(raw) == len(written) + 1 and raw.endswith(b"\n"))):
-        return True
+def _colons_agree(raw: bytes | bytearray, written: bytes) -> bool:
+    """Whether the value ``written`` again kept every pair of the text ``raw``: it holds a ``:``
+    per pair plus the colons inside strings, which are the text's own (no JSON escape but
+    ``\\u003a`` makes a colon; the ``\\u003X`` escapes are counted as if each were one): fewer
+    colons than the text's means a pair was dropped (more: an escape was not a colon)."""
     colons = raw.count(b":")
     if colons and b"\\" in raw:
         colons += raw.count(b"\\u003")
     return written.count(b":") == colons
 
 
-def _long_digit_run(data: str | bytes | bytearray) -> bool:
-    """Whether ``data`` holds a run of more than :data:`MAX_INT_DIGITS` digits. Every
+def _long_digit_run(raw: bytes | bytearray) -> bool:
+    """Whether ``raw`` holds a run of more than :data:`MAX_INT_DIGITS` digits. Every
     ``MAX_INT_DIGITS // 2``-th character first: such a run covers two consecutive ones of them,
     so a text without two consecutive sampled digits has none (the whole text is read only
     when it has)."""
-    sample = data[::_SAMPLE_STEP]
-    sample = sample.encode("utf-8") if isinstance(sample, str) else bytes(sample)
-    if b"00" not in sample.translate(_DIGITS_ONLY):
+    if b"00" not in raw[::_SAMPLE_STEP].translate(_DIGITS_ONLY):
         return False
-    raw = data.encode("utf-8") if isinstance(data, str) else bytes(data)
     return _LONG_INT in raw.translate(_DIGITS_AS_ZERO)
 
 
