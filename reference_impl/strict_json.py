@@ -8,21 +8,23 @@ raises ``RecursionError`` on deep nesting and a bare ``ValueError`` on integers 
 digits. :func:`loads` refuses each with a :class:`StrictJSONError` that says what and where.
 
 Two paths, one contract. The fast path parses with msgspec's native decoder (measured beside
-orjson in benchmarks/bench_strict_json.py: as fast, and it keeps integers past 64 bits exact where
-orjson turns them into floats), which itself refuses NaN, Infinity, numbers out of range, lone
-surrogates, invalid UTF-8, a BOM and trailing data. What it cannot see is checked without a
-second parse, on one C pass that keeps the text's skeleton (quotes, brackets, colons, commas,
-digits as zeros):
+orjson and jiter in benchmarks/bench_strict_json.py: as fast as orjson, which turns integers past
+64 bits into floats, and faster than jiter once jiter's own duplicate-key check is on), which
+itself refuses NaN, Infinity, numbers out of range, lone surrogates, invalid UTF-8, a BOM and
+trailing data. What it cannot see is checked without a second parse:
 
 - duplicate keys: the native decoder keeps the last of two, so the dropped pair is missing from
-  the value. The value encoded again (native, faster than the parse) holds one ``:`` per pair plus
-  the colons inside strings, which are the text's own (no JSON escape but ``\\u003a`` makes a
-  colon; the ``\\u003X`` escapes are counted as if each were one): fewer colons than that means
-  a pair was dropped, more an escape was not a colon (then the stdlib path decides);
-- an integer of over :data:`MAX_INT_DIGITS` digits: a run of zeros in the skeleton (confirmed on
-  the text), looked for only in a text long enough to hold one;
-- depth: a bracket count, and only past :data:`MAX_DEPTH` brackets the skeleton peeled level by
-  level (:func:`_deeper`).
+  the value, which is encoded again (native, faster than the parse). A text written compactly by
+  the same rules (a log line, a reply) is that encoding itself: nothing was dropped. Otherwise
+  the encoding holds one ``:`` per pair plus the colons inside strings, which are the text's own
+  (no JSON escape but ``\\u003a`` makes a colon; the ``\\u003X`` escapes are counted as if each
+  were one): fewer colons than that means a pair was dropped, more an escape was not a colon
+  (then the stdlib path decides);
+- an integer of over :data:`MAX_INT_DIGITS` digits: a run of digits in the text, looked for only
+  in a text long enough to hold one, on a sample of it first (:func:`_long_digit_run`);
+- depth: a bracket count, and past :data:`MAX_DEPTH` brackets the decoded value read level by
+  level (:func:`_shallow`: one :func:`gc.get_referents` call per level, which hands a list's
+  items and a dict's values; tests/test_strict_json_fast_path.py holds it at the limit).
 
 Whatever the fast path refuses or cannot vouch for goes to the stdlib path (:func:`_slow`: the C
 scanner without ``JSONDecoder.decode``'s wrappers, an ``object_pairs_hook`` per object), which
