@@ -6,8 +6,9 @@ Four corpora of what the kit reads from untrusted hands: adapter replies (one co
 vector case, as the runner reads them), session-log lines (the check-log benchmark's recorded
 turn), provider request bodies (a 50-turn Messages conversation with tool calls, as the audit
 reads them) and the vector files themselves (pretty-printed, read once per run). Each is parsed
-by ``json.loads`` (the yardstick), by the two native parsers the fast path could stand on
-(orjson, msgspec: raw, no strictness), by ``strict_json.loads`` (the native fast path) and by
+by ``json.loads`` (the yardstick), by the native parsers the fast path could stand on
+(orjson, msgspec, jiter: raw, no strictness; jiter also with its own duplicate-key and NaN
+refusals), by ``strict_json.loads`` (the native fast path) and by
 its stdlib path alone (what every input paid before the fast path). Rounds are interleaved and
 each ratio is taken within its round (the machine is shared and noisy): the median is printed
 with the spread (lowest and highest round). Goal: ``strict_json.loads`` at least 1.5x of
@@ -89,9 +90,29 @@ def _parsers() -> dict[str, Callable[[Any], Any]]:
         "json.loads": json.loads,
         **({"orjson (raw)": orjson.loads} if orjson is not None else {}),
         "msgspec (raw)": msgspec.json.decode,
+        **_jiter(),
         "strict": strict_json.loads,
         "strict, stdlib path": lambda data: strict_json._slow(data, strict_json.MAX_DEPTH, False),
     }
+
+
+def _jiter() -> dict[str, Callable[[Any], Any]]:
+    """jiter (pydantic's parser; installed with the anthropic and openai SDKs, not a dependency
+    of the reader): raw, and with its own strictness (duplicate keys and NaN refused natively, in
+    the same pass; it still turns 1e400 into infinity and nests 201 empty arrays)."""
+    try:
+        import jiter
+    except ImportError:
+        return {}
+
+    def raw(data: str | bytes) -> Any:
+        return jiter.from_json(data.encode("utf-8") if isinstance(data, str) else data)
+
+    def strictish(data: str | bytes) -> Any:
+        return jiter.from_json(data.encode("utf-8") if isinstance(data, str) else data,
+                               allow_inf_nan=False, catch_duplicate_keys=True, cache_mode="keys")
+
+    return {"jiter (raw)": raw, "jiter (dup keys, NaN)": strictish}
 
 
 def _time(fn: Callable[[Any], Any], corpus: list[Any]) -> float:

@@ -8,21 +8,23 @@ raises ``RecursionError`` on deep nesting and a bare ``ValueError`` on integers 
 digits. :func:`loads` refuses each with a :class:`StrictJSONError` that says what and where.
 
 Two paths, one contract. The fast path parses with msgspec's native decoder (measured beside
-orjson in benchmarks/bench_strict_json.py: as fast, and it keeps integers past 64 bits exact where
-orjson turns them into floats), which itself refuses NaN, Infinity, numbers out of range, lone
-surrogates, invalid UTF-8, a BOM and trailing data. What it cannot see is checked without a
-second parse, on one C pass that keeps the text's skeleton (quotes, brackets, colons, commas,
-digits as zeros):
+orjson and jiter in benchmarks/bench_strict_json.py: as fast as orjson, which turns integers past
+64 bits into floats, and faster than jiter once jiter's own duplicate-key check is on), which
+itself refuses NaN, Infinity, numbers out of range, lone surrogates, invalid UTF-8, a BOM and
+trailing data. What it cannot see is checked without a second parse:
 
 - duplicate keys: the native decoder keeps the last of two, so the dropped pair is missing from
-  the value. The value encoded again (native, faster than the parse) holds one ``:`` per pair plus
-  the colons inside strings, which are the text's own (no JSON escape but ``\\u003a`` makes a
-  colon; the ``\\u003X`` escapes are counted as if each were one): fewer colons than that means
-  a pair was dropped, more an escape was not a colon (then the stdlib path decides);
-- an integer of over :data:`MAX_INT_DIGITS` digits: a run of zeros in the skeleton (confirmed on
-  the text), looked for only in a text long enough to hold one;
-- depth: a bracket count, and only past :data:`MAX_DEPTH` brackets the skeleton peeled level by
-  level (:func:`_deeper`).
+  the value, which is encoded again (native, faster than the parse). A text written compactly by
+  the same rules (a log line, a reply) is that encoding itself: nothing was dropped. Otherwise
+  the encoding holds one ``:`` per pair plus the colons inside strings, which are the text's own
+  (no JSON escape but ``\\u003a`` makes a colon; the ``\\u003X`` escapes are counted as if each
+  were one): fewer colons than that means a pair was dropped, more an escape was not a colon
+  (then the stdlib path decides);
+- an integer of over :data:`MAX_INT_DIGITS` digits: a run of digits in the text, looked for only
+  in a text long enough to hold one, on a sample of it first (:func:`_long_digit_run`);
+- depth: a bracket count, and past :data:`MAX_DEPTH` brackets the decoded value read level by
+  level (:func:`_shallow`: one :func:`gc.get_referents` call per level, which hands a list's
+  items and a dict's values; tests/test_strict_json_fast_path.py holds it at the limit).
 
 Whatever the fast path refuses or cannot vouch for goes to the stdlib path (:func:`_slow`: the C
 scanner without ``JSONDecoder.decode``'s wrappers, an ``object_pairs_hook`` per object), which
@@ -33,6 +35,7 @@ socket or clock.
 
 from __future__ import annotations
 
+import gc
 import json
 import math
 import re
@@ -52,13 +55,15 @@ MAX_INT_DIGITS = 1000
 
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 _TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
-# The skeleton of a text: its quotes, brackets, colons, commas and backslashes, and its digits as
-# zeros (a comma or a bracket ends every integer literal, so a run of zeros is at least as long as
-# the longest integer; an escaped colon, \u003a, leaves \000); the rest is deleted in one pass.
 _DIGITS_AS_ZERO = bytes.maketrans(b"123456789", b"000000000")
-_NOT_SKELETON = bytes(c for c in range(256) if c not in b'"[]{}:,\\0123456789')
-_NOT_BRACKET_OR_QUOTE = b":,\\0"
-_AS_PARENS = bytes.maketrans(b"[{]}", b"(())")
+# every digit a zero, every other byte a dot: two zeros side by side in a sample (every
+# _SAMPLE_STEP-th character) are what a run of more than MAX_INT_DIGITS digits leaves in it
+_DIGITS_ONLY = bytes(0x30 if 0x30 <= c <= 0x39 else 0x2E for c in range(256))
+_SAMPLE_STEP = (MAX_INT_DIGITS + 1) // 2
+_REFERENTS = gc.get_referents
+# A text longer than this is walked for its depth without counting its brackets first (they
+# outnumber any depth limit in a long text, and the count costs as much as the walk)
+_COUNT_BRACKETS_UP_TO = 16_384
 _NATIVE_DECODE = msgspec.json.decode
 _NATIVE_ENCODE = msgspec.json.encode
 _LONG_INT = b"0" * (MAX_INT_DIGITS + 1)
@@ -107,8 +112,9 @@ def _float(text: str) -> float:
 
 
 def _int(text: str) -> int:
-    if len(text) > MAX_INT_DIGITS:
-        raise _Refused(f"integer of {len(text)} digits (at most {MAX_INT_DIGITS})")
+    digits = len(text) - (text[0] == "-")  # the sign is no digit (the fast path counts none)
+    if digits > MAX_INT_DIGITS:
+        raise _Refused(f"integer of {digits} digits (at most {MAX_INT_DIGITS})")
     return int(text)
 
 
@@ -181,73 +187,67 @@ def _encodable(text: str) -> bool:
 
 def _fast(data: str | bytes | bytearray, max_depth: int) -> Any:
     """The value when the native decoder accepts ``data`` and the checks it cannot make pass;
-    otherwise :data:`_UNDECIDED` (never a refusal: only the stdlib path words those)."""
+    otherwise :data:`_UNDECIDED` (never a refusal: only the stdlib path words those).
+
+    Duplicate keys: the native decoder keeps the last of two, so the dropped pair is missing from
+    the value. The value encoded again (native, faster than the parse) is the text itself when
+    the text was written compactly by the same rules (a log line, a reply): no pair was dropped.
+    Otherwise its colons are counted (:func:`_colons_agree`).
+    """
     try:
         value = _NATIVE_DECODE(data)
     except (ValueError, RecursionError):  # a DecodeError is a ValueError; so is a raw surrogate
         return _UNDECIDED                 # in a str (UnicodeEncodeError)
     if type(value) is not dict and type(value) is not list:  # a scalar: no pair, no depth
         return _UNDECIDED if type(value) is int and len(data) > MAX_INT_DIGITS else value
-    if len(data) <= MAX_INT_DIGITS:  # too short for an over-long integer: counts on the text
-        if isinstance(data, str):
-            colons = data.count(":")
-            if colons:
-                colons += data.count("\\u003")
-        else:
-            colons = data.count(b":")
-            if colons:
-                colons += data.count(b"\\u003")
-        if colons and _NATIVE_ENCODE(value).count(b":") != colons:
-            return _UNDECIDED  # see _fast_long
-        if len(data) <= 2 * max_depth + 1:  # too short to hold 2 * (max_depth + 1) brackets
-            return value
-        raw = data.encode("utf-8") if isinstance(data, str) else bytes(data)
-        if raw.count(b"[") + raw.count(b"{") > max_depth and _deeper(
-                raw, raw.translate(_DIGITS_AS_ZERO, _NOT_SKELETON), max_depth):
-            return _UNDECIDED
-        return value
-    return _fast_long(data.encode("utf-8") if isinstance(data, str) else bytes(data), value,
-                      max_depth)  # encodable: it parsed
-
-
-def _fast_long(raw: bytes, value: Any, max_depth: int) -> Any:
-    """:func:`_fast` on a text long enough to hold an over-long integer: its checks on the text's
-    skeleton (one pass over the text, then the few bytes it keeps)."""
-    skeleton = raw.translate(_DIGITS_AS_ZERO, _NOT_SKELETON)
-    if _LONG_INT in skeleton and _LONG_INT in raw.translate(_DIGITS_AS_ZERO):
-        return _UNDECIDED  # maybe an integer of too many digits (or a long number in a string)
-    # duplicate keys: the value written again holds a colon per pair plus its strings' colons,
-    # the text's literal ones and its escaped ones (\u003a, at most the \u003X escapes)
-    colons = skeleton.count(b":")
-    if colons:
-        if b"\\000" in skeleton:
-            colons += raw.count(b"\\u003")
-        if _NATIVE_ENCODE(value).count(b":") != colons:
-            return _UNDECIDED  # a pair was dropped (a duplicate key), or an escape misjudged
-    if skeleton.count(b"[") + skeleton.count(b"{") > max_depth and _deeper(
-            raw, skeleton, max_depth):
+    written = _NATIVE_ENCODE(value)
+    raw = data.encode("utf-8") if isinstance(data, str) else data  # UTF-8 the decoder cached
+    size = len(raw)
+    if not (raw.startswith(written) and (size == len(written) or (
+            size == len(written) + 1 and raw.endswith(b"\n")))) and not _colons_agree(
+                raw, written):
         return _UNDECIDED
-    return value
+    if size > MAX_INT_DIGITS and _long_digit_run(raw):
+        return _UNDECIDED  # maybe an integer of too many digits (or a long number in a string)
+    if size <= 2 * max_depth + 1:  # too short to hold 2 * (max_depth + 1) brackets
+        return value
+    if size <= _COUNT_BRACKETS_UP_TO and raw.count(b"[") + raw.count(b"{") <= max_depth:
+        return value
+    return value if _shallow(value, max_depth) else _UNDECIDED
 
 
-def _deeper(raw: bytes, skeleton: bytes, max_depth: int) -> bool:
-    """Whether the valid JSON text ``raw`` (its ``skeleton``) nests deeper than ``max_depth``,
-    at C speed: cut it to its structural brackets, then peel one level per pass (a pass removes
-    every innermost pair, so the passes are the depth)."""
-    if b'\\"' in skeleton and b'\\"' in raw:  # an escaped quote does not end its string:
-        raw = raw.replace(b"\\\\", b"").replace(b'\\"', b"")  # drop the escapes hiding one
-        skeleton = raw.translate(_DIGITS_AS_ZERO, _NOT_SKELETON)
-    # adjacent quotes go in pairs (the parity of every bracket, inside or outside a string, is
-    # kept); quotes left over mean brackets inside strings: cut those strings
-    skeleton = skeleton.translate(None, _NOT_BRACKET_OR_QUOTE).replace(b'""', b"")
-    if b'"' in skeleton:
-        skeleton = b"".join(skeleton.split(b'"')[::2])
-    skeleton = skeleton.translate(_AS_PARENS)
-    for _ in range(max_depth):
-        if not skeleton:
-            return False
-        skeleton = skeleton.replace(b"()", b"")
-    return bool(skeleton)
+def _colons_agree(raw: bytes | bytearray, written: bytes) -> bool:
+    """Whether the value ``written`` again kept every pair of the text ``raw``: it holds a ``:``
+    per pair plus the colons inside strings, which are the text's own (no JSON escape but
+    ``\\u003a`` makes a colon; the ``\\u003X`` escapes are counted as if each were one): fewer
+    colons than the text's means a pair was dropped (more: an escape was not a colon)."""
+    colons = raw.count(b":")
+    if colons and b"\\" in raw:
+        colons += raw.count(b"\\u003")
+    return written.count(b":") == colons
+
+
+def _long_digit_run(raw: bytes | bytearray) -> bool:
+    """Whether ``raw`` holds a run of more than :data:`MAX_INT_DIGITS` digits. Every
+    ``MAX_INT_DIGITS // 2``-th character first: such a run covers two consecutive ones of them,
+    so a text without two consecutive sampled digits has none (the whole text is read only
+    when it has)."""
+    if b"00" not in raw[::_SAMPLE_STEP].translate(_DIGITS_ONLY):
+        return False
+    return _LONG_INT in raw.translate(_DIGITS_AS_ZERO)
+
+
+def _shallow(value: Any, max_depth: int) -> bool:
+    """Whether the decoded ``value`` nests at most ``max_depth`` levels: one C call per level,
+    :func:`gc.get_referents` handing every container's items (a dict's values, perhaps its keys:
+    strings, no container) and skipping the scalars."""
+    level: list[Any] = [value]  # the values inside ``depth`` containers
+    for _depth in range(max_depth):
+        level = _REFERENTS(*level)
+        if not level:
+            return True
+    # the values inside max_depth containers: a container among them opens one level too many
+    return not any(type(item) is dict or type(item) is list for item in level)
 
 
 def loads(data: str | bytes, *, max_depth: int = MAX_DEPTH, lone_surrogates: bool = False) -> Any:
