@@ -109,7 +109,7 @@ class PureAudit:
     def observe(self, ref: int, x: dict[str, Any]) -> None:
         audit = audit_exchange(x, previous=reversed(self.recent))
         self.recent = [*self.recent[-(RECENT_AUDITS - 1):], audit]
-        self.tracker.observe(ref, x)
+        self.tracker.observe(ref, x, audit.compared)
 
 
 def median_time(fn: Callable[[], Any], repeats: int) -> tuple[float, float]:

@@ -308,3 +308,47 @@ def test_carrying_findings_over_equals_a_full_audit(start: Any, steps: Any, url:
             (f.message, f.check) for f in full.findings]
         assert incremental.checked == full.checked and incremental.errors == full.errors
         audits.append(incremental)
+
+
+def _carried_equals_full(histories: list[list[Any]], url: str = A_URL) -> list[wr.ExchangeAudit]:
+    audits: list[wr.ExchangeAudit] = []
+    for history in histories:
+        exchange = ex(json.loads(json.dumps(history)), url)
+        full = audit_exchange(exchange)
+        incremental = audit_exchange(exchange, previous=list(reversed(audits)))
+        assert keys(list(incremental.findings)) == keys(list(full.findings)), history
+        assert incremental.checked == full.checked and incremental.errors == full.errors
+        audits.append(incremental)
+    return audits
+
+
+def test_provider_validity_findings_carry_over_only_between_readable_requests() -> None:
+    """The validity predicates judge nothing when one message is not in normal form: a prefix's
+    BO-D010 is not carried into a request whose new message is unreadable, and a request after
+    an unreadable one is judged whole (its prefix's findings were never computed)."""
+    empty_text = {"role": "assistant", "content": [{"type": "text", "text": ""}]}
+    user = {"role": "user", "content": "go on"}
+    unreadable = {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t",
+                                               "content": ["junk"]}]}
+    base = [user, empty_text, user, {"role": "assistant", "content": "ok"}, user]
+    audits = _carried_equals_full([base, [*base, empty_text, unreadable], [*base, empty_text],
+                                   [*base, empty_text, user, {"role": "assistant",
+                                                              "content": "x"}, user]])
+    assert [a.readable for a in audits] == [True, False, True, True]
+    assert "BO-D010" in {f.rule for f in audits[0].findings}
+    assert "BO-D010" not in {f.rule for f in audits[1].findings}
+    assert "BO-D010" in {f.rule for f in audits[2].findings}
+
+
+def test_the_history_is_compared_once_and_shared_with_the_tracker() -> None:
+    from agent_tck.harness.audit.tracker import ConversationTracker
+
+    user = {"role": "user", "content": "hello"}
+    first = ex([user])
+    second = ex([user, {"role": "assistant", "content": "hi"}, user])
+    one = audit_exchange(first)
+    two = audit_exchange(second, previous=[one])
+    assert two.compared == ((one.messages, 1),)
+    plain, shared = ConversationTracker(), ConversationTracker()
+    plain.observe(0, first), shared.observe(0, first, one.compared)
+    assert plain.observe(1, second) == shared.observe(1, second, two.compared)

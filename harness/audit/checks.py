@@ -111,6 +111,8 @@ class Request:
     messages: tuple[Any, ...]
     headers: Mapping[str, str] | None
     start: int = 0  # windowed checks report only at messages from here (see audit_exchange)
+    #: every message in the wire normal form (False: one is not; None: unknown)
+    readable: bool | None = None
 
     def window(self) -> Iterator[tuple[int, Any]]:
         """(index, message) from ``start`` on; checks still look back at the whole list."""

@@ -187,7 +187,10 @@ def _head(dialect: str, body: Mapping[str, Any]) -> tuple[int, dict[str, Any]]:
     return hash(("head", dialect, parts.get("system"), *parts["tools"])), parts
 
 
-def _common_prefix(messages: list[Any], old: list[Any]) -> int:
+def common_prefix(messages: list[Any], old: list[Any]) -> int:
+    """How many messages of ``messages`` equal (``==``) those at the start of ``old``: the
+    one comparison of a request's history with an earlier request's (the wire rules make it,
+    the tracker reuses it)."""
     n = len(old)
     if n <= len(messages) and messages[:n] == old:  # the usual case, decided in C
         return n
@@ -198,11 +201,13 @@ def _common_prefix(messages: list[Any], old: list[Any]) -> int:
     return k
 
 
-def _shape(dialect: str, body: Mapping[str, Any], sources: Iterable[_Conv]) -> _Shape:
+def _shape(dialect: str, body: Mapping[str, Any], sources: Iterable[_Conv],
+           compared: Sequence[tuple[Any, int]] = ()) -> _Shape:
     """Normalize and fingerprint a request. Messages exactly equal (``==``, in C) to the start
     of a recent conversation's latest request take their normal form from it; only the rest
     are normalized. (``==`` holds ``1`` and ``true`` equal: an agent flipping one for the other
-    in an old message goes unseen.)"""
+    in an old message goes unseen.) ``compared``: (earlier messages, common prefix) already
+    computed for this very list (by the wire rules), reused for the same earlier list."""
     head, head_parts = _head(dialect, body)
     raw = body.get("messages")
     messages: list[Any] = raw if isinstance(raw, list) else []
@@ -210,7 +215,9 @@ def _shape(dialect: str, body: Mapping[str, Any], sources: Iterable[_Conv]) -> _
     for conv in sources:
         if conv.raw is None or conv.records is None:
             continue
-        k = _common_prefix(messages, conv.raw)
+        k = next((n for old, n in compared if old is conv.raw), None)
+        if k is None:
+            k = common_prefix(messages, conv.raw)
         if k > known:
             known, source = k, conv
         if k:

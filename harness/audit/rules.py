@@ -44,8 +44,9 @@ from agent_tck.harness.audit.checks import (
     dialect_of,
     request_headers,
 )
+from agent_tck.harness.audit.conversation_state import common_prefix
 from agent_tck.harness.audit.findings import Finding, make_finding, rule_id, sort_findings
-from agent_tck.harness.audit.provider_checks import check_provider_accepts
+from agent_tck.harness.audit.provider_checks import check_provider_accepts, readable_from
 from agent_tck.reference_impl.wire.dialects import ANTHROPIC, OPENAI
 
 # ---------------------------------------------------------------------------------------------
@@ -62,6 +63,10 @@ class Check:
     #: message depends on nothing past the next message that is neither system nor tool
     #: (what makes carrying findings over in audit_exchange sound). False: always run whole.
     windowed: bool = True
+    #: True: the check judges a request only when every message is in the wire normal form
+    #: (the validity predicates judge nothing otherwise), so its findings carry over only
+    #: between requests that are (see ``Request.readable``)
+    whole_form: bool = False
 
     @property
     def rule_ids(self) -> tuple[str, ...]:
@@ -95,9 +100,9 @@ CHECKS: tuple[Check, ...] = (
            "chat-unsupported-part", "unreadable-body"), check_openai_user_tool),
     Check("openai-tool-messages", _O, ("tool-result-answers-call", "tool-call-answered"),
           check_openai_tool_messages),
-    # the wire model's provider-validity predicates; whole request (findings not carried over)
+    # the wire model's provider-validity predicates (each finding is local to its message)
     Check("provider-accepts", _BOTH, ("empty-turn", "empty-text", "assistant-content"),
-          check_provider_accepts, windowed=False),
+          check_provider_accepts, whole_form=True),
 )
 
 #: check name -> rule IDs it enforces (read by harness.contract.catalogue.wire_check_citations)
@@ -135,6 +140,11 @@ class ExchangeAudit:
     #: request of the conversation) and the checks that ran
     messages: Any = field(default=None, compare=False, repr=False)
     table: tuple[str, ...] = field(default=(), compare=False, repr=False)
+    #: (earlier request's messages, how many of this request's messages equal their start):
+    #: each comparison made, for the conversation tracker to reuse rather than compare again
+    compared: tuple[tuple[Any, int], ...] = field(default=(), compare=False, repr=False)
+    #: every message in the wire normal form (None: unknown, a probe raised)
+    readable: bool | None = field(default=None, compare=False, repr=False)
 
 
 def _unreadable(exchange: Mapping[str, Any], dialect: str) -> ExchangeAudit | None:
@@ -161,30 +171,34 @@ def _message_index(pointer: str) -> int | None:
     return int(token) if token.isdigit() else None
 
 
-def _window_start(messages: list[Any], previous: Iterable[ExchangeAudit],
-                  dialect: str, table: tuple[str, ...]) -> tuple[int, ExchangeAudit | None]:
+@dataclass(frozen=True)
+class _Window:
+    start: int  # where windowed checks start
+    prior: ExchangeAudit | None  # the audit whose findings before ``start`` carry over
+    known: int  # messages equal (``==``) to the start of ``prior``'s
+    compared: tuple[tuple[Any, int], ...]  # (earlier messages, common prefix) per comparison
+
+
+def _window(messages: list[Any], previous: Iterable[ExchangeAudit],
+            dialect: str, table: tuple[str, ...]) -> _Window:
     """Where windowed checks must start, and the audit whose findings before it carry over.
 
     With k messages exactly equal (``==``) to the start of a previous request's, findings at a
     message before s, the last message before k that is neither system nor tool, depend only on
     messages up to s (see ``Check.windowed``), so they are that request's findings. Which
     previous request is used changes the cost, never the result; the most recent one sharing
-    a start is taken.
+    a start is taken. Each request's history is compared once: the comparisons are kept for
+    the conversation tracker.
     """
     best_k, best = 0, None
+    compared: list[tuple[Any, int]] = []
     for prior in previous:
         old = prior.messages
         if (prior.dialect != dialect or prior.table != table or prior.errors
                 or not isinstance(old, list)):
             continue
-        n = len(old)
-        if n <= len(messages) and messages[:n] == old:  # the usual case, decided in C
-            k = n
-        else:
-            limit = min(len(messages), n)
-            k = 0
-            while k < limit and messages[k] == old[k]:
-                k += 1
+        k = common_prefix(messages, old)
+        compared.append((old, k))
         if k > best_k:
             best_k, best = k, prior
         if k:
@@ -193,7 +207,9 @@ def _window_start(messages: list[Any], previous: Iterable[ExchangeAudit],
     while s > 0 and not (isinstance(messages[s], dict)
                          and messages[s].get("role") not in ("system", "tool")):
         s -= 1
-    return (s, best) if best is not None and s > 0 else (0, None)
+    if best is None or s <= 0:
+        return _Window(0, None, 0, tuple(compared))
+    return _Window(s, best, best_k, tuple(compared))
 
 
 def audit_exchange(
@@ -217,29 +233,35 @@ def audit_exchange(
     body = exchange["request"]["body"]
     raw = body.get("messages")
     table = tuple(c.name for c in checks if dialect in c.dialects)
-    start, prior = (_window_start(raw, previous, dialect, table) if isinstance(raw, list)
-                    else (0, None))
-    req = Request(
-        dialect=dialect,
-        body=body,
-        messages=tuple(raw) if isinstance(raw, list) else (),
-        headers=request_headers(exchange),
-        start=start,
-    )
-    windowed = {c.name for c in checks if c.windowed}
+    window = (_window(raw, previous, dialect, table) if isinstance(raw, list)
+              else _Window(0, None, 0, ()))
+    start, prior = window.start, window.prior
+    messages = tuple(raw) if isinstance(raw, list) else ()
+    # the normal form is probed only where this request differs from a readable prior
+    if prior is not None and prior.readable:
+        readable = readable_from(dialect, messages, window.known)
+    else:
+        readable = readable_from(dialect, messages, 0)
+    whole_form_carry = prior is not None and prior.readable is True and readable is True
+    req = Request(dialect=dialect, body=body, messages=messages,
+                  headers=request_headers(exchange), start=start, readable=readable)
     findings: list[Finding] = []
     if prior is not None:
+        carry = {c.name for c in checks if c.windowed and (whole_form_carry or not c.whole_form)}
         for f in prior.findings:
-            index = _message_index(f.pointer)
-            if f.check in windowed and index is not None and index < start:
-                findings.append(f)
+            if f.check in carry:
+                index = _message_index(f.pointer)
+                if index is not None and index < start:
+                    findings.append(f)
     checked: dict[str, None] = {}
     errors: list[CheckError] = []
     for check in checks:
         if dialect not in check.dialects:
             continue
         checked.update(dict.fromkeys(check.rule_ids))
-        run = req if check.windowed else replace(req, start=0)
+        run = req
+        if not check.windowed or (check.whole_form and not whole_form_carry):
+            run = replace(req, start=0)
         try:
             for key, pointer, message in check.fn(run):
                 findings.append(make_finding(key, pointer, message, check.name))
@@ -249,7 +271,8 @@ def audit_exchange(
                 tuple(traceback.format_exc().splitlines()[-12:]),
             ))
     return ExchangeAudit(dialect, tuple(sort_findings(findings)), tuple(sorted(checked)),
-                         tuple(errors), raw if isinstance(raw, list) else None, table)
+                         tuple(errors), raw if isinstance(raw, list) else None, table,
+                         window.compared, readable)
 
 
 def check_exchange(exchange: Mapping[str, Any]) -> list[Finding]:

@@ -168,8 +168,11 @@ class ConversationTracker:
 
     # -- public ---------------------------------------------------------------------------
 
-    def observe(self, ref: Any, exchange: Mapping[str, Any]) -> Placement | None:
-        """Place one exchange; ``None`` for traffic that is not an auditable LLM request."""
+    def observe(self, ref: Any, exchange: Mapping[str, Any],
+                compared: Sequence[tuple[Any, int]] = ()) -> Placement | None:
+        """Place one exchange; ``None`` for traffic that is not an auditable LLM request.
+        ``compared``: the comparisons of this request's messages with earlier requests'
+        already made (``ExchangeAudit.compared``), so the history is compared once."""
         dialect = dialect_of(exchange)
         request = exchange.get("request")
         body = request.get("body") if isinstance(request, Mapping) else None
@@ -179,7 +182,7 @@ class ConversationTracker:
             return None
         self._seq += 1
         sources = [self._convs[cid] for cid in reversed(self._recent)]
-        shape = _shape(dialect, body, sources)
+        shape = _shape(dialect, body, sources, compared)
         placement = self._place(ref, shape)
         conv = self._convs[placement.conversation]
         reply = assistant_reply(dialect, exchange.get("response"))
