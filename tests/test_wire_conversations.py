@@ -326,3 +326,23 @@ def test_memory_is_bounded_by_the_open_conversations() -> None:
     assert max(sizes) <= 3 * 2 * 5
     assert sizes[-1] == sizes[2]  # it stopped growing
     assert len(tracker.result().conversations) == 30  # closed ones are still reported
+
+
+_records = st.lists(st.builds(
+    conversation_state._Msg, role=st.sampled_from(["user", "assistant"]),
+    merge=st.sampled_from([None, "user", "assistant"]),
+    blocks=st.lists(st.integers(0, 3), max_size=2).map(tuple), rest=st.integers(0, 2),
+    turn=st.integers(0, 5)), max_size=8)
+
+
+@settings(max_examples=400, deadline=None)
+@given(old=_records, new=_records, known=st.integers(0, 8))
+def test_sequences_resumed_from_a_repeated_request_equal_a_full_fold(old: Any, new: Any,
+                                                                     known: int) -> None:
+    """The turns of a request repeating ``known`` messages of an earlier one, folded from the
+    earlier one's sequences, are those of a fold from scratch (merged turns crossing known)."""
+    known = min(known, len(old))
+    records = [*old[:known], *new]
+    base = conversation_state._sequences(old)
+    assert conversation_state._sequences(records, base, known) == conversation_state._sequences(
+        records)

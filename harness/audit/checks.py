@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import repeat
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -402,10 +403,21 @@ def _tool_names(tools: Any, dialect: str) -> list[str]:
     return names
 
 
+def _may_hold_role(messages: Sequence[Any], role: str) -> bool:
+    """False when no message is an object with that role (one pass in C); True otherwise,
+    or when a message is not an object (the caller then looks itself)."""
+    try:
+        return role in map(dict.get, messages, repeat("role"))
+    except TypeError:  # a message that is not an object
+        return True
+
+
 def check_anthropic_tool_changes(req: Request) -> Emit:
     """DM-D006: tool_addition / tool_removal reference a tool declared in ``tools`` (or one
     an earlier tool_addition defined inline); DM-D004: they need the
     mid-conversation-tool-changes beta header (checked when the capture has headers)."""
+    if not _may_hold_role(req.messages, "system"):
+        return  # no system message: no tool change (the usual request, decided in C)
     declared = set(_tool_names(req.body.get("tools"), ANTHROPIC))
     first_change: str | None = None
     for i, msg in enumerate(req.messages):
@@ -490,16 +502,15 @@ def check_tools(req: Request) -> Emit:
         if not isinstance(tool, dict):
             continue
         name, schema, suffix = _tool_schema(tool, req.dialect)
-        where = body_pointer("tools", i)
         if name == "send_message":
             problem = _send_message_problem(schema)
             if problem is not None:
-                yield ("send-message-schema", where + suffix,
+                yield ("send-message-schema", body_pointer("tools", i) + suffix,
                        f"send_message does not have the one fixed schema: {problem}")
         elif name == "report":
             props = schema.get("properties") if isinstance(schema, dict) else None
             if isinstance(props, dict) and "output" in props:
-                yield ("retired-report-tool", where,
+                yield ("retired-report-tool", body_pointer("tools", i),
                        "the retired report({ output }) tool is offered to the model")
 
 

@@ -27,6 +27,7 @@ from __future__ import annotations
 import traceback
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from typing import Any
 
 from agent_tck.harness.audit.checks import (
@@ -68,7 +69,7 @@ class Check:
     #: between requests that are (see ``Request.readable``)
     whole_form: bool = False
 
-    @property
+    @cached_property
     def rule_ids(self) -> tuple[str, ...]:
         return tuple(dict.fromkeys(rule_id(k) for k in self.rules))
 
@@ -212,6 +213,34 @@ def _window(messages: list[Any], previous: Iterable[ExchangeAudit],
     return _Window(s, best, best_k, tuple(compared))
 
 
+@dataclass(frozen=True)
+class _Plan:
+    """What a check table runs on one dialect (computed once per table and dialect)."""
+
+    checks: tuple[Check, ...]  # those that apply, in order
+    table: tuple[str, ...]  # their names
+    checked: tuple[str, ...]  # the rule IDs they check, sorted
+    carry: frozenset[str]  # windowed checks whose findings carry over between any requests
+    carry_all: frozenset[str]  # ... and between requests all in normal form
+
+
+_PLANS: dict[tuple[int, str], tuple[Sequence[Check], _Plan]] = {}
+
+
+def _plan(checks: Sequence[Check], dialect: str) -> _Plan:
+    cached = _PLANS.get((id(checks), dialect))
+    if cached is not None and cached[0] is checks:
+        return cached[1]
+    applicable = tuple(c for c in checks if dialect in c.dialects)
+    plan = _Plan(applicable, tuple(c.name for c in applicable),
+                 tuple(sorted({r for c in applicable for r in c.rule_ids})),
+                 frozenset(c.name for c in applicable if c.windowed and not c.whole_form),
+                 frozenset(c.name for c in applicable if c.windowed))
+    if checks is CHECKS:  # the default table: kept (any other is computed per call)
+        _PLANS[(id(checks), dialect)] = (checks, plan)
+    return plan
+
+
 def audit_exchange(
     exchange: Mapping[str, Any], checks: Sequence[Check] | None = None,
     previous: Iterable[ExchangeAudit] = (),
@@ -232,7 +261,8 @@ def audit_exchange(
         return unreadable
     body = exchange["request"]["body"]
     raw = body.get("messages")
-    table = tuple(c.name for c in checks if dialect in c.dialects)
+    plan = _plan(checks, dialect)
+    table = plan.table
     window = (_window(raw, previous, dialect, table) if isinstance(raw, list)
               else _Window(0, None, 0, ()))
     start, prior = window.start, window.prior
@@ -247,21 +277,16 @@ def audit_exchange(
                   headers=request_headers(exchange), start=start, readable=readable)
     findings: list[Finding] = []
     if prior is not None:
-        carry = {c.name for c in checks if c.windowed and (whole_form_carry or not c.whole_form)}
+        carry = plan.carry_all if whole_form_carry else plan.carry
         for f in prior.findings:
             if f.check in carry:
                 index = _message_index(f.pointer)
                 if index is not None and index < start:
                     findings.append(f)
-    checked: dict[str, None] = {}
     errors: list[CheckError] = []
-    for check in checks:
-        if dialect not in check.dialects:
-            continue
-        checked.update(dict.fromkeys(check.rule_ids))
-        run = req
-        if not check.windowed or (check.whole_form and not whole_form_carry):
-            run = replace(req, start=0)
+    whole = req if start == 0 else replace(req, start=0)
+    for check in plan.checks:
+        run = req if check.windowed and (whole_form_carry or not check.whole_form) else whole
         try:
             for key, pointer, message in check.fn(run):
                 findings.append(make_finding(key, pointer, message, check.name))
@@ -270,7 +295,7 @@ def audit_exchange(
                 check.name, check.rule_ids, f"{type(exc).__name__}: {exc}",
                 tuple(traceback.format_exc().splitlines()[-12:]),
             ))
-    return ExchangeAudit(dialect, tuple(sort_findings(findings)), tuple(sorted(checked)),
+    return ExchangeAudit(dialect, tuple(sort_findings(findings)), plan.checked,
                          tuple(errors), raw if isinstance(raw, list) else None, table,
                          window.compared, readable)
 

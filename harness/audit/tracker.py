@@ -165,6 +165,7 @@ class ConversationTracker:
         self._seq = 0
         self._next_node = 2  # 0 and 1 are the roots
         self._placements: list[Placement] = []
+        self._heads: dict[bytes, Any] = {}  # recent heads' fingerprints (conversation_state)
 
     # -- public ---------------------------------------------------------------------------
 
@@ -182,7 +183,7 @@ class ConversationTracker:
             return None
         self._seq += 1
         sources = [self._convs[cid] for cid in reversed(self._recent)]
-        shape = _shape(dialect, body, sources, compared)
+        shape = _shape(dialect, body, sources, compared, self._heads)
         placement = self._place(ref, shape)
         conv = self._convs[placement.conversation]
         reply = assistant_reply(dialect, exchange.get("response"))
@@ -237,6 +238,7 @@ class ConversationTracker:
         conv.placement = index
         conv.head, conv.head_parts = shape.head, shape.head_parts
         conv.records, conv.raw = shape.records, shape.raw
+        conv.seqs = (_Seq(shape.turns, shape.roles, ()), shape.merged)
         tail = [reply_turn] if reply_turn else []
         self._index(conv, shape.dialect, [*shape.turns, *tail], "single")
         if shape.merged.prints != shape.turns:  # the path as the provider combines turns
@@ -246,7 +248,7 @@ class ConversationTracker:
         while len(self._recent) > self.keep_recent:
             oldest = self._convs[next(iter(self._recent))]
             del self._recent[oldest.id]
-            oldest.records = oldest.raw = None
+            oldest.records = oldest.raw = oldest.seqs = None
         self._open.pop(conv.id, None)
         self._open[conv.id] = None
 
@@ -305,7 +307,7 @@ class ConversationTracker:
             # nothing is compared with a closed conversation again: keep only what the
             # result lists (id, parent, requests), so closed ones cost a few bytes each
             conv.state, conv.previous, conv.paths = _State((), ()), None, {}
-            conv.records = conv.raw = None
+            conv.records = conv.raw = conv.seqs = None
             conv.head_parts = {}
 
     # -- placement ------------------------------------------------------------------------
@@ -349,7 +351,9 @@ class ConversationTracker:
 
     def _place(self, ref: Any, shape: _Shape) -> Placement:
         seen: dict[str, int] = {}
-        for prints in (shape.turns, shape.merged.prints):  # message by message, combined
+        walks = ((shape.turns,) if shape.merged.prints == shape.turns  # nothing combined
+                 else (shape.turns, shape.merged.prints))  # message by message, combined
+        for prints in walks:
             node = self._walk(shape.dialect, prints)
             if node not in self._roots.values():
                 for cid, when in self._through.get(node, {}).items():
@@ -447,7 +451,9 @@ class ConversationTracker:
         def at(i: int) -> int:
             return seq.origin[i] if i < n else len(shape.turns)
 
-        j = next((i for i in range(min(n, size)) if turns[i] != expected[i]), None)
+        m = min(n, size)
+        j = (None if list(turns[:m]) == expected[:m]  # the usual case, decided in C
+             else next(i for i in range(m) if turns[i] != expected[i]))
         if j is None:
             if n >= size or (n >= last and state.reply is None):
                 return "continuation", None, None, whole
