@@ -510,7 +510,8 @@ def check_tools(req: Request) -> Emit:
         elif name == "report":
             props = schema.get("properties") if isinstance(schema, dict) else None
             if isinstance(props, dict) and "output" in props:
-                yield ("retired-report-tool", body_pointer("tools", i),
+                where = body_pointer("tools", i)
+                yield ("retired-report-tool", where,
                        "the retired report({ output }) tool is offered to the model")
 
 
