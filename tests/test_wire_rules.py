@@ -221,6 +221,7 @@ def blocks() -> st.SearchStrategy[Any]:
     inner = st.fixed_dictionaries(
         {"type": st.sampled_from(BLOCK_TYPES)},
         optional={"text": st.sampled_from(["", "x"]),
+                  "cache_control": st.just({"type": "ephemeral"}),  # moved between requests
                   "id": st.sampled_from(["a", "b"]), "tool_use_id": st.sampled_from(["a", "b"]),
                   "tool": st.one_of(scalars, st.fixed_dictionaries(
                       {"type": st.sampled_from(["tool_reference", "tool_definition", "x"]),

@@ -114,6 +114,9 @@ class Request:
     start: int = 0  # windowed checks report only at messages from here (see audit_exchange)
     #: every message in the wire normal form (False: one is not; None: unknown)
     readable: bool | None = None
+    #: the first system message (an object with role system), None when there is none; by
+    #: default 0, look from the start (audit_exchange carries it from request to request)
+    system_at: int | None = 0
 
     def window(self) -> Iterator[tuple[int, Any]]:
         """(index, message) from ``start`` on; checks still look back at the whole list."""
@@ -200,6 +203,9 @@ def check_anthropic_user_blocks(req: Request) -> Emit:
             btype = _block_type(block)
             if btype is None or (btype == "text" and block.get("text")):
                 continue  # the common case, decided without building a pointer
+            if btype == "tool_result":  # a user block: only what it holds is judged
+                yield from _tool_result_blocks(block, i, j)
+                continue
             where = body_pointer("messages", i, "content", j)
             if btype in _REASONING_TYPES:
                 yield ("user-reasoning", where,
@@ -218,8 +224,6 @@ def check_anthropic_user_blocks(req: Request) -> Emit:
                 yield ("unknown-block", where, f"unknown block type {btype!r} in user content")
             elif _is_empty_text(block):
                 yield ("empty-text-block", where, "an empty text block in user content")
-            elif btype == "tool_result":
-                yield from _tool_result_blocks(block, i, j)
 
 
 def _tool_result_blocks(block: Mapping[str, Any], i: int, j: int) -> Emit:
@@ -403,24 +407,29 @@ def _tool_names(tools: Any, dialect: str) -> list[str]:
     return names
 
 
-def _may_hold_role(messages: Sequence[Any], role: str) -> bool:
-    """False when no message is an object with that role (one pass in C); True otherwise,
-    or when a message is not an object (the caller then looks itself)."""
-    try:
-        return role in map(dict.get, messages, repeat("role"))
-    except TypeError:  # a message that is not an object
-        return True
+def first_system(messages: Sequence[Any], start: int = 0) -> int | None:
+    """The index of the first system message (an object with role system) from ``start`` on,
+    or None."""
+    if start == 0:
+        try:  # the usual request has none: one pass in C
+            if "system" not in map(dict.get, messages, repeat("role")):
+                return None
+        except TypeError:  # a message that is not an object: looked at one by one
+            pass
+    return next((i for i in range(start, len(messages)) if isinstance(messages[i], dict)
+                 and messages[i].get("role") == "system"), None)
 
 
 def check_anthropic_tool_changes(req: Request) -> Emit:
     """DM-D006: tool_addition / tool_removal reference a tool declared in ``tools`` (or one
     an earlier tool_addition defined inline); DM-D004: they need the
     mid-conversation-tool-changes beta header (checked when the capture has headers)."""
-    if not _may_hold_role(req.messages, "system"):
-        return  # no system message: no tool change (the usual request, decided in C)
+    if req.system_at is None:
+        return  # no system message: no tool change (the usual request)
     declared = set(_tool_names(req.body.get("tools"), ANTHROPIC))
     first_change: str | None = None
-    for i, msg in enumerate(req.messages):
+    for i in range(req.system_at, len(req.messages)):  # messages before it are not system
+        msg = req.messages[i]
         if not isinstance(msg, dict) or msg.get("role") != "system":
             continue
         for j, block in _blocks(msg.get("content")):

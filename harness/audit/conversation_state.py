@@ -21,6 +21,7 @@ from agent_tck.reference_impl.wire.normal_form import (
     merge_key,
     normal_head,
     normal_message,
+    same_but_cache_control,
 )
 
 # ---------------------------------------------------------------------------------------------
@@ -58,6 +59,7 @@ class _Msg:
     blocks: tuple[int, ...]
     rest: int  # fingerprint of the members other than content (role included)
     turn: int  # the message's fingerprint: role, other members and blocks
+    readable: bool = True  # False: not in normal form, fingerprinted as sent
 
 
 def _message(dialect: str, message: Any) -> _Msg:
@@ -66,7 +68,7 @@ def _message(dialect: str, message: Any) -> _Msg:
     except NotARequest:  # unreadable (WA-D004 reports it): compared as sent, never merged
         unread = (fingerprint(message),)
         return _Msg("", None, unread, hash("unreadable"), hash(("t", hash("unreadable"),
-                                                                 *unread)))
+                                                                 *unread)), readable=False)
     content = normal.get("content")
     blocks = (tuple(fingerprint(b) for b in content)
               if isinstance(content, list) else (fingerprint(content),))
@@ -269,6 +271,13 @@ def _shape(dialect: str, body: Mapping[str, Any], sources: Iterable[_Conv],
             known, source = k, conv
         if k:
             break  # the most recently active conversation sharing a start (any would do)
+    if source is not None and source.raw is not None and source.records and dialect == ANTHROPIC:
+        # a message that only lost (or gained) its prompt-cache breakpoint keeps its normal form
+        old, recs = source.raw, source.records
+        limit = min(len(messages), len(old))
+        while known < limit and recs[known].readable and same_but_cache_control(
+                messages[known], old[known]):
+            known += 1
     records = list(source.records[:known]) if source is not None and source.records else []
     records += [_message(dialect, m) for m in messages[known:]]
     single, merged = _sequences(records, source.seqs if source is not None else None, known)

@@ -21,19 +21,29 @@ from typing import Any
 from agent_tck.harness.audit.checks import Emit, Request
 from agent_tck.reference_impl.wire import validity
 from agent_tck.reference_impl.wire.dialects import ANTHROPIC
-from agent_tck.reference_impl.wire.normal_form import NotARequest, normal_message
+from agent_tck.reference_impl.wire.normal_form import (
+    NotARequest,
+    normal_message,
+    same_but_cache_control,
+)
 
 #: the predicates' rules the audit reports through :func:`check_provider_accepts` (the other
 #: predicates' rules have checks of their own in harness/audit/checks.py)
 _VALIDITY_KEYS = {"BO-D009": "empty-turn", "BO-D010": "empty-text", "BO-D011": "assistant-content"}
 
 
-def readable_from(dialect: str, messages: Sequence[Any], start: int) -> bool | None:
+def readable_from(dialect: str, messages: Sequence[Any], start: int,
+                  previous: Sequence[Any] = ()) -> bool | None:
     """Are ``messages[start:]`` in the wire normal form, as the Messages predicates read them
     (True on Chat Completions, whose predicates read messages as sent)? None when normalizing
-    raised something else (the check then runs whole and reports it)."""
+    raised something else (the check then runs whole and reports it). ``previous``: the
+    messages of a request all in normal form whose first ``start`` these repeat; one that
+    differs from its counterpart only by a moved prompt-cache breakpoint is in normal form."""
     if dialect != ANTHROPIC:
         return True
+    limit = min(len(messages), len(previous))
+    while start < limit and same_but_cache_control(messages[start], previous[start]):
+        start += 1
     try:
         for i in range(start, len(messages)):
             normal_message(ANTHROPIC, messages[i], "compare")

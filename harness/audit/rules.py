@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import traceback
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
@@ -43,6 +43,7 @@ from agent_tck.harness.audit.checks import (
     check_shape,
     check_tools,
     dialect_of,
+    first_system,
     request_headers,
 )
 from agent_tck.harness.audit.conversation_state import common_prefix
@@ -146,6 +147,8 @@ class ExchangeAudit:
     compared: tuple[tuple[Any, int], ...] = field(default=(), compare=False, repr=False)
     #: every message in the wire normal form (None: unknown, a probe raised)
     readable: bool | None = field(default=None, compare=False, repr=False)
+    #: the first system message's index (None: none), carried to the next request
+    system_at: int | None = field(default=0, compare=False, repr=False)
 
 
 def _unreadable(exchange: Mapping[str, Any], dialect: str) -> ExchangeAudit | None:
@@ -269,12 +272,16 @@ def audit_exchange(
     messages = tuple(raw) if isinstance(raw, list) else ()
     # the normal form is probed only where this request differs from a readable prior
     if prior is not None and prior.readable:
-        readable = readable_from(dialect, messages, window.known)
+        readable = readable_from(dialect, messages, window.known, prior.messages)
     else:
         readable = readable_from(dialect, messages, 0)
     whole_form_carry = prior is not None and prior.readable is True and readable is True
-    req = Request(dialect=dialect, body=body, messages=messages,
-                  headers=request_headers(exchange), start=start, readable=readable)
+    if prior is not None and prior.system_at is not None and prior.system_at < window.known:
+        system_at: int | None = prior.system_at  # the repeated messages hold it
+    else:
+        system_at = first_system(messages, window.known if prior is not None else 0)
+    headers = request_headers(exchange)
+    req = Request(dialect, body, messages, headers, start, readable, system_at)
     findings: list[Finding] = []
     if prior is not None:
         carry = plan.carry_all if whole_form_carry else plan.carry
@@ -284,7 +291,7 @@ def audit_exchange(
                 if index is not None and index < start:
                     findings.append(f)
     errors: list[CheckError] = []
-    whole = req if start == 0 else replace(req, start=0)
+    whole = req if start == 0 else Request(dialect, body, messages, headers, 0, readable, system_at)
     for check in plan.checks:
         run = req if check.windowed and (whole_form_carry or not check.whole_form) else whole
         try:
@@ -297,7 +304,7 @@ def audit_exchange(
             ))
     return ExchangeAudit(dialect, tuple(sort_findings(findings)), plan.checked,
                          tuple(errors), raw if isinstance(raw, list) else None, table,
-                         window.compared, readable)
+                         window.compared, readable, system_at)
 
 
 def check_exchange(exchange: Mapping[str, Any]) -> list[Finding]:
