@@ -409,3 +409,27 @@ def test_a_message_equal_but_for_cache_marks_has_the_same_normal_form(message: A
                                           "cache_control": _cc}]}
     assert same_but_cache_control(moved, {"role": "user", "content": [
         {"type": "tool_result", "tool_use_id": "t", "content": [{"type": "text", "text": "r"}]}]})
+
+
+@settings(max_examples=80, deadline=None)
+@given(exchanges=linear_conversations(), data=st.data())
+def test_a_walk_from_the_latest_path_ends_where_one_from_the_root_does(
+        exchanges: list[dict[str, Any]], data: Any) -> None:
+    """Walks start at the end of the latest path they extend, while no node was removed: the
+    node reached is the one a walk from the root reaches (conversations closed on the way)."""
+    tracker = ConversationTracker(max_conversations=data.draw(st.integers(1, 3)))
+    real = tracker._walk
+
+    def both(dialect: str, prints: tuple[int, ...], which: str = "single") -> int:
+        node = tracker._roots[dialect]
+        for turn in prints:
+            nxt = tracker._child.get((node, turn))
+            if nxt is None:
+                break
+            node = nxt
+        assert real(dialect, prints, which) == node
+        return node
+
+    tracker._walk = both  # type: ignore[method-assign]
+    for i, x in enumerate([*exchanges, *exchanges[:2]]):  # a second start after the first
+        tracker.observe(i, x)

@@ -239,6 +239,10 @@ def common_prefix(messages: list[Any], old: list[Any]) -> int:
     """How many messages of ``messages`` equal (``==``) those at the start of ``old``: the
     one comparison of a request's history with an earlier request's (the wire rules make it,
     the tracker reuses it)."""
+    last = len(old) - 1
+    if 0 <= last < len(messages) and messages[last] != old[last] and (
+            messages[:last] == old[:last]):  # only the last changed (a moved cache mark): in C
+        return last
     n = len(old)
     if n <= len(messages) and messages[:n] == old:  # the usual case, decided in C
         return n

@@ -166,6 +166,11 @@ class ConversationTracker:
         self._next_node = 2  # 0 and 1 are the roots
         self._placements: list[Placement] = []
         self._heads: dict[bytes, Any] = {}  # recent heads' fingerprints (conversation_state)
+        #: nodes removed from the tree so far, and the latest path put in it per kind ("single",
+        #: "merged"): (removed then, root, nodes, turns). While no node is removed, a path's
+        #: nodes are still where its turns lead, so a walk extending it starts at its end
+        self._removed = 0
+        self._last_paths: dict[str, tuple[int, int, tuple[int, ...], tuple[int, ...]]] = {}
 
     # -- public ---------------------------------------------------------------------------
 
@@ -282,6 +287,7 @@ class ConversationTracker:
                 self._first.setdefault((dialect, i, turn), {})[conv.id] = self._seq
                 conv.firsts.add((dialect, i, turn))
         conv.paths[which] = (tuple(nodes), tuple(turns))
+        self._last_paths[which] = (self._removed, self._roots[dialect], *conv.paths[which])
 
     def _bound(self) -> None:
         """Close the least recently active conversations beyond ``max_conversations``."""
@@ -295,6 +301,7 @@ class ConversationTracker:
                     through.pop(conv.id, None)
                     if not through:
                         del self._through[node]
+                        self._removed += 1
                         self._child.pop(self._key.pop(node), None)
             conv.nodes = set()
             for key in conv.firsts:  # its own keys only: closing costs what it indexed
@@ -312,9 +319,16 @@ class ConversationTracker:
 
     # -- placement ------------------------------------------------------------------------
 
-    def _walk(self, dialect: str, prints: Sequence[int]) -> int:
-        """The deepest node a sequence of turns reaches (the root when none)."""
+    def _walk(self, dialect: str, prints: tuple[int, ...], which: str = "single") -> int:
+        """The deepest node a sequence of turns reaches (the root when none). A sequence
+        extending the latest path of its kind (the usual request: its conversation's latest
+        one plus the reply) starts at that path's end."""
         node = self._roots[dialect]
+        last = self._last_paths.get(which)
+        if last is not None and last[0] == self._removed and last[1] == node:
+            nodes, turns = last[2], last[3]
+            if nodes and len(turns) <= len(prints) and prints[:len(turns)] == turns:
+                node, prints = nodes[-1], prints[len(turns):]
         for turn in prints:
             nxt = self._child.get((node, turn))
             if nxt is None:
@@ -351,10 +365,11 @@ class ConversationTracker:
 
     def _place(self, ref: Any, shape: _Shape) -> Placement:
         seen: dict[str, int] = {}
-        walks = ((shape.turns,) if shape.merged.prints == shape.turns  # nothing combined
-                 else (shape.turns, shape.merged.prints))  # message by message, combined
-        for prints in walks:
-            node = self._walk(shape.dialect, prints)
+        walks = [("single", shape.turns)]  # message by message
+        if shape.merged.prints != shape.turns:  # and as the provider combines turns
+            walks.append(("merged", shape.merged.prints))
+        for which, prints in walks:
+            node = self._walk(shape.dialect, prints, which)
             if node not in self._roots.values():
                 for cid, when in self._through.get(node, {}).items():
                     seen[cid] = max(when, seen.get(cid, 0))
