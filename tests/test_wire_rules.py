@@ -285,9 +285,46 @@ def conversations() -> st.SearchStrategy[Any]:
     return st.one_of(messages(), st.lists(message, max_size=6))
 
 
+def _toggle_mark(message: Any, at: int) -> Any:
+    """The message with a cache_control member added or removed: on the message itself, on a
+    block, or on a tool_result's block (chosen by ``at``)."""
+    def toggle(value: Any) -> Any:
+        if not isinstance(value, dict):
+            return value
+        out = dict(value)
+        if out.pop("cache_control", None) is None:
+            out["cache_control"] = {"type": "ephemeral"}
+        return out
+
+    if not isinstance(message, dict) or at % 3 == 0 or not isinstance(message.get("content"),
+                                                                       list):
+        return toggle(message)
+    blocks = list(message["content"])
+    if not blocks:
+        return toggle(message)
+    j = at % len(blocks)
+    inner = blocks[j].get("content") if isinstance(blocks[j], dict) else None
+    if at % 3 == 2 and isinstance(inner, list) and inner:
+        blocks[j] = {**blocks[j], "content": [toggle(inner[0]), *inner[1:]]}
+    else:
+        blocks[j] = toggle(blocks[j])
+    return {**message, "content": blocks}
+
+
+def test_no_windowed_check_reads_cache_marks() -> None:
+    """Carrying findings over treats a message equal but for its cache_control members as the
+    same message (rules._window): no windowed check may read them."""
+    import inspect
+
+    for check in CHECKS:
+        if check.windowed:
+            assert "cache_control" not in inspect.getsource(check.fn), check.name
+
+
 @settings(max_examples=250, deadline=None)
 @given(start=conversations(), steps=st.lists(st.tuples(
-    st.sampled_from(["append", "append", "replace", "truncate", "same"]), st.integers(0, 9),
+    st.sampled_from(["append", "append", "replace", "truncate", "same", "mark"]),
+    st.integers(0, 9),
     conversations()), min_size=1, max_size=6), url=st.sampled_from([A_URL, O_URL]))
 def test_carrying_findings_over_equals_a_full_audit(start: Any, steps: Any, url: str) -> None:
     history = list(start)
@@ -300,6 +337,9 @@ def test_carrying_findings_over_equals_a_full_audit(start: Any, steps: Any, url:
                        *history[at % len(history) + 1:]]
         elif op == "truncate":
             history = history[: at % (len(history) + 1)]
+        elif op == "mark" and history:  # a prompt-cache breakpoint moved onto or off a message
+            history = [_toggle_mark(m, at) if i == at % len(history) else m
+                       for i, m in enumerate(history)]
         exchange = {"method": "POST", "url": url, "response": None,
                     "request": {"body": {"messages": json.loads(json.dumps(history))}}}
         full = audit_exchange(exchange)

@@ -50,6 +50,7 @@ from agent_tck.harness.audit.conversation_state import common_prefix
 from agent_tck.harness.audit.findings import Finding, make_finding, rule_id, sort_findings
 from agent_tck.harness.audit.provider_checks import check_provider_accepts, readable_from
 from agent_tck.reference_impl.wire.dialects import ANTHROPIC, OPENAI
+from agent_tck.reference_impl.wire.normal_form import same_but_cache_control
 
 # ---------------------------------------------------------------------------------------------
 # The check table
@@ -63,7 +64,8 @@ class Check:
     fn: Callable[[Request], Emit]
     #: True: the check reports only at messages from ``Request.start`` on, and a finding at a
     #: message depends on nothing past the next message that is neither system nor tool
-    #: (what makes carrying findings over in audit_exchange sound). False: always run whole.
+    #: (what makes carrying findings over in audit_exchange sound), and never on a cache_control
+    #: member (a moved prompt-cache breakpoint is no change). False: always run whole.
     windowed: bool = True
     #: True: the check judges a request only when every message is in the wire normal form
     #: (the validity predicates judge nothing otherwise), so its findings carry over only
@@ -189,7 +191,9 @@ def _window(messages: list[Any], previous: Iterable[ExchangeAudit],
 
     With k messages exactly equal (``==``) to the start of a previous request's, findings at a
     message before s, the last message before k that is neither system nor tool, depend only on
-    messages up to s (see ``Check.windowed``), so they are that request's findings. Which
+    messages up to s (see ``Check.windowed``), so they are that request's findings. On the
+    Messages wire a message equal but for its prompt-cache marks counts as equal (no check
+    reads cache_control: a moved breakpoint changes no finding). Which
     previous request is used changes the cost, never the result; the most recent one sharing
     a start is taken. Each request's history is compared once: the comparisons are kept for
     the conversation tracker.
@@ -203,6 +207,10 @@ def _window(messages: list[Any], previous: Iterable[ExchangeAudit],
             continue
         k = common_prefix(messages, old)
         compared.append((old, k))
+        if dialect == ANTHROPIC:  # a message that only lost or gained a cache mark is the same
+            limit = min(len(messages), len(old))
+            while k < limit and same_but_cache_control(messages[k], old[k]):
+                k += 1
         if k > best_k:
             best_k, best = k, prior
         if k:
