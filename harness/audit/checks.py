@@ -11,7 +11,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from itertools import repeat
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -405,19 +404,6 @@ def _tool_names(tools: Any, dialect: str) -> list[str]:
         elif isinstance(tool.get("name"), str):
             names.append(tool["name"])
     return names
-
-
-def first_system(messages: Sequence[Any], start: int = 0) -> int | None:
-    """The index of the first system message (an object with role system) from ``start`` on,
-    or None."""
-    if start == 0:
-        try:  # the usual request has none: one pass in C
-            if "system" not in map(dict.get, messages, repeat("role")):
-                return None
-        except TypeError:  # a message that is not an object: looked at one by one
-            pass
-    return next((i for i in range(start, len(messages)) if isinstance(messages[i], dict)
-                 and messages[i].get("role") == "system"), None)
 
 
 def check_anthropic_tool_changes(req: Request) -> Emit:

@@ -28,6 +28,7 @@ import traceback
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
+from itertools import repeat
 from typing import Any
 
 from agent_tck.harness.audit.checks import (
@@ -43,7 +44,6 @@ from agent_tck.harness.audit.checks import (
     check_shape,
     check_tools,
     dialect_of,
-    first_system,
     request_headers,
 )
 from agent_tck.harness.audit.conversation_state import common_prefix
@@ -175,6 +175,19 @@ def _message_index(pointer: str) -> int | None:
         return None
     token = pointer[len(_MESSAGES):].split("/", 1)[0]
     return int(token) if token.isdigit() else None
+
+
+def first_system(messages: Sequence[Any], start: int = 0) -> int | None:
+    """The index of the first system message (an object with role system) from ``start`` on,
+    or None."""
+    if start == 0:
+        try:  # the usual request has none: one pass in C
+            if "system" not in map(dict.get, messages, repeat("role")):
+                return None
+        except TypeError:  # a message that is not an object: looked at one by one
+            pass
+    return next((i for i in range(start, len(messages)) if isinstance(messages[i], dict)
+                 and messages[i].get("role") == "system"), None)
 
 
 @dataclass(frozen=True)
