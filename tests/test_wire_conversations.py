@@ -326,3 +326,110 @@ def test_memory_is_bounded_by_the_open_conversations() -> None:
     assert max(sizes) <= 3 * 2 * 5
     assert sizes[-1] == sizes[2]  # it stopped growing
     assert len(tracker.result().conversations) == 30  # closed ones are still reported
+
+
+_records = st.lists(st.builds(
+    conversation_state._Msg, role=st.sampled_from(["user", "assistant"]),
+    merge=st.sampled_from([None, "user", "assistant"]),
+    blocks=st.lists(st.integers(0, 3), max_size=2).map(tuple), rest=st.integers(0, 2),
+    turn=st.integers(0, 5)), max_size=8)
+
+
+@settings(max_examples=400, deadline=None)
+@given(old=_records, new=_records, known=st.integers(0, 8))
+def test_sequences_resumed_from_a_repeated_request_equal_a_full_fold(old: Any, new: Any,
+                                                                     known: int) -> None:
+    """The turns of a request repeating ``known`` messages of an earlier one, folded from the
+    earlier one's sequences, are those of a fold from scratch (merged turns crossing known)."""
+    known = min(known, len(old))
+    records = [*old[:known], *new]
+    base = conversation_state._sequences(old)
+    assert conversation_state._sequences(records, base, known) == conversation_state._sequences(
+        records)
+
+
+_cc = {"type": "ephemeral"}
+_inner = st.fixed_dictionaries({"type": st.sampled_from(["text", "tool_result", "document"])},
+                               optional={"text": st.sampled_from(["", "x"]),
+                                         "content": st.sampled_from(["s", [{"type": "text"}]]),
+                                         "cache_control": st.just(_cc)})
+_block = st.fixed_dictionaries(
+    {"type": st.sampled_from(["text", "tool_result", "tool_use", "thinking", "document"])},
+    optional={"text": st.sampled_from(["", "x"]), "content": st.one_of(
+        st.sampled_from(["s", None]), st.lists(st.one_of(_inner, st.just(1)), max_size=2)),
+        "input": st.sampled_from([{}, {"cache_control": _cc}]), "cache_control": st.just(_cc)})
+_message = st.fixed_dictionaries(
+    {"role": st.sampled_from(["user", "assistant", "system", 3])},
+    optional={"content": st.one_of(st.sampled_from(["", "x", None]),
+                                   st.lists(st.one_of(_block, st.just("junk")), max_size=3)),
+              "cache_control": st.just(_cc)})
+
+
+def _toggle_marks(value: Any, data: Any) -> Any:
+    """``value`` with cache_control members added or removed at random, at any depth."""
+    if isinstance(value, list):
+        return [_toggle_marks(v, data) for v in value]
+    if not isinstance(value, dict):
+        return value
+    out = {k: _toggle_marks(v, data) for k, v in value.items()}
+    if data.draw(st.booleans()):
+        if "cache_control" in out:
+            del out["cache_control"]
+        else:
+            out["cache_control"] = _cc
+    return out
+
+
+def _normal_text(message: Any, purpose: Any) -> str | None:
+    import json
+
+    from agent_tck.reference_impl.wire.normal_form import NotARequest
+
+    try:
+        return json.dumps(normal_message("anthropic", message, purpose), sort_keys=True)
+    except NotARequest:
+        return None
+
+
+@settings(max_examples=500, deadline=None)
+@given(message=_message, data=st.data())
+def test_a_message_equal_but_for_cache_marks_has_the_same_normal_form(message: Any,
+                                                                       data: Any) -> None:
+    """The tracker reuses the normal form of a message that only lost or gained its
+    prompt-cache breakpoint: sound (same normal form, for both purposes) wherever the marks
+    are toggled, and found for a breakpoint moved off a block."""
+    from agent_tck.reference_impl.wire.normal_form import same_but_cache_control
+
+    other = _toggle_marks(message, data)
+    if same_but_cache_control(message, other):
+        for purpose in ("track", "compare"):
+            assert _normal_text(message, purpose) == _normal_text(other, purpose)
+    moved = {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t",
+                                          "content": [{"type": "text", "text": "r"}],
+                                          "cache_control": _cc}]}
+    assert same_but_cache_control(moved, {"role": "user", "content": [
+        {"type": "tool_result", "tool_use_id": "t", "content": [{"type": "text", "text": "r"}]}]})
+
+
+@settings(max_examples=80, deadline=None)
+@given(exchanges=linear_conversations(), data=st.data())
+def test_a_walk_from_the_latest_path_ends_where_one_from_the_root_does(
+        exchanges: list[dict[str, Any]], data: Any) -> None:
+    """Walks start at the end of the latest path they extend, while no node was removed: the
+    node reached is the one a walk from the root reaches (conversations closed on the way)."""
+    tracker = ConversationTracker(max_conversations=data.draw(st.integers(1, 3)))
+    real = tracker._walk
+
+    def both(dialect: str, prints: tuple[int, ...], which: str = "single") -> int:
+        node = tracker._roots[dialect]
+        for turn in prints:
+            nxt = tracker._child.get((node, turn))
+            if nxt is None:
+                break
+            node = nxt
+        assert real(dialect, prints, which) == node
+        return node
+
+    tracker._walk = both  # type: ignore[method-assign]
+    for i, x in enumerate([*exchanges, *exchanges[:2]]):  # a second start after the first
+        tracker.observe(i, x)

@@ -221,6 +221,7 @@ def blocks() -> st.SearchStrategy[Any]:
     inner = st.fixed_dictionaries(
         {"type": st.sampled_from(BLOCK_TYPES)},
         optional={"text": st.sampled_from(["", "x"]),
+                  "cache_control": st.just({"type": "ephemeral"}),  # moved between requests
                   "id": st.sampled_from(["a", "b"]), "tool_use_id": st.sampled_from(["a", "b"]),
                   "tool": st.one_of(scalars, st.fixed_dictionaries(
                       {"type": st.sampled_from(["tool_reference", "tool_definition", "x"]),
@@ -284,9 +285,46 @@ def conversations() -> st.SearchStrategy[Any]:
     return st.one_of(messages(), st.lists(message, max_size=6))
 
 
+def _toggle_mark(message: Any, at: int) -> Any:
+    """The message with a cache_control member added or removed: on the message itself, on a
+    block, or on a tool_result's block (chosen by ``at``)."""
+    def toggle(value: Any) -> Any:
+        if not isinstance(value, dict):
+            return value
+        out = dict(value)
+        if out.pop("cache_control", None) is None:
+            out["cache_control"] = {"type": "ephemeral"}
+        return out
+
+    if not isinstance(message, dict) or at % 3 == 0 or not isinstance(message.get("content"),
+                                                                       list):
+        return toggle(message)
+    blocks = list(message["content"])
+    if not blocks:
+        return toggle(message)
+    j = at % len(blocks)
+    inner = blocks[j].get("content") if isinstance(blocks[j], dict) else None
+    if at % 3 == 2 and isinstance(inner, list) and inner:
+        blocks[j] = {**blocks[j], "content": [toggle(inner[0]), *inner[1:]]}
+    else:
+        blocks[j] = toggle(blocks[j])
+    return {**message, "content": blocks}
+
+
+def test_no_windowed_check_reads_cache_marks() -> None:
+    """Carrying findings over treats a message equal but for its cache_control members as the
+    same message (rules._window): no windowed check may read them."""
+    import inspect
+
+    for check in CHECKS:
+        if check.windowed:
+            assert "cache_control" not in inspect.getsource(check.fn), check.name
+
+
 @settings(max_examples=250, deadline=None)
 @given(start=conversations(), steps=st.lists(st.tuples(
-    st.sampled_from(["append", "append", "replace", "truncate", "same"]), st.integers(0, 9),
+    st.sampled_from(["append", "append", "replace", "truncate", "same", "mark"]),
+    st.integers(0, 9),
     conversations()), min_size=1, max_size=6), url=st.sampled_from([A_URL, O_URL]))
 def test_carrying_findings_over_equals_a_full_audit(start: Any, steps: Any, url: str) -> None:
     history = list(start)
@@ -299,6 +337,9 @@ def test_carrying_findings_over_equals_a_full_audit(start: Any, steps: Any, url:
                        *history[at % len(history) + 1:]]
         elif op == "truncate":
             history = history[: at % (len(history) + 1)]
+        elif op == "mark" and history:  # a prompt-cache breakpoint moved onto or off a message
+            history = [_toggle_mark(m, at) if i == at % len(history) else m
+                       for i, m in enumerate(history)]
         exchange = {"method": "POST", "url": url, "response": None,
                     "request": {"body": {"messages": json.loads(json.dumps(history))}}}
         full = audit_exchange(exchange)
@@ -308,3 +349,47 @@ def test_carrying_findings_over_equals_a_full_audit(start: Any, steps: Any, url:
             (f.message, f.check) for f in full.findings]
         assert incremental.checked == full.checked and incremental.errors == full.errors
         audits.append(incremental)
+
+
+def _carried_equals_full(histories: list[list[Any]], url: str = A_URL) -> list[wr.ExchangeAudit]:
+    audits: list[wr.ExchangeAudit] = []
+    for history in histories:
+        exchange = ex(json.loads(json.dumps(history)), url)
+        full = audit_exchange(exchange)
+        incremental = audit_exchange(exchange, previous=list(reversed(audits)))
+        assert keys(list(incremental.findings)) == keys(list(full.findings)), history
+        assert incremental.checked == full.checked and incremental.errors == full.errors
+        audits.append(incremental)
+    return audits
+
+
+def test_provider_validity_findings_carry_over_only_between_readable_requests() -> None:
+    """The validity predicates judge nothing when one message is not in normal form: a prefix's
+    BO-D010 is not carried into a request whose new message is unreadable, and a request after
+    an unreadable one is judged whole (its prefix's findings were never computed)."""
+    empty_text = {"role": "assistant", "content": [{"type": "text", "text": ""}]}
+    user = {"role": "user", "content": "go on"}
+    unreadable = {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t",
+                                               "content": ["junk"]}]}
+    base = [user, empty_text, user, {"role": "assistant", "content": "ok"}, user]
+    audits = _carried_equals_full([base, [*base, empty_text, unreadable], [*base, empty_text],
+                                   [*base, empty_text, user, {"role": "assistant",
+                                                              "content": "x"}, user]])
+    assert [a.readable for a in audits] == [True, False, True, True]
+    assert "BO-D010" in {f.rule for f in audits[0].findings}
+    assert "BO-D010" not in {f.rule for f in audits[1].findings}
+    assert "BO-D010" in {f.rule for f in audits[2].findings}
+
+
+def test_the_history_is_compared_once_and_shared_with_the_tracker() -> None:
+    from agent_tck.harness.audit.tracker import ConversationTracker
+
+    user = {"role": "user", "content": "hello"}
+    first = ex([user])
+    second = ex([user, {"role": "assistant", "content": "hi"}, user])
+    one = audit_exchange(first)
+    two = audit_exchange(second, previous=[one])
+    assert two.compared == ((one.messages, 1),)
+    plain, shared = ConversationTracker(), ConversationTracker()
+    plain.observe(0, first), shared.observe(0, first, one.compared)
+    assert plain.observe(1, second) == shared.observe(1, second, two.compared)

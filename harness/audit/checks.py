@@ -111,6 +111,11 @@ class Request:
     messages: tuple[Any, ...]
     headers: Mapping[str, str] | None
     start: int = 0  # windowed checks report only at messages from here (see audit_exchange)
+    #: every message in the wire normal form (False: one is not; None: unknown)
+    readable: bool | None = None
+    #: the first system message (an object with role system), None when there is none; by
+    #: default 0, look from the start (audit_exchange carries it from request to request)
+    system_at: int | None = 0
 
     def window(self) -> Iterator[tuple[int, Any]]:
         """(index, message) from ``start`` on; checks still look back at the whole list."""
@@ -197,6 +202,9 @@ def check_anthropic_user_blocks(req: Request) -> Emit:
             btype = _block_type(block)
             if btype is None or (btype == "text" and block.get("text")):
                 continue  # the common case, decided without building a pointer
+            if btype == "tool_result":  # a user block: only what it holds is judged
+                yield from _tool_result_blocks(block, i, j)
+                continue
             where = body_pointer("messages", i, "content", j)
             if btype in _REASONING_TYPES:
                 yield ("user-reasoning", where,
@@ -215,8 +223,6 @@ def check_anthropic_user_blocks(req: Request) -> Emit:
                 yield ("unknown-block", where, f"unknown block type {btype!r} in user content")
             elif _is_empty_text(block):
                 yield ("empty-text-block", where, "an empty text block in user content")
-            elif btype == "tool_result":
-                yield from _tool_result_blocks(block, i, j)
 
 
 def _tool_result_blocks(block: Mapping[str, Any], i: int, j: int) -> Emit:
@@ -404,9 +410,12 @@ def check_anthropic_tool_changes(req: Request) -> Emit:
     """DM-D006: tool_addition / tool_removal reference a tool declared in ``tools`` (or one
     an earlier tool_addition defined inline); DM-D004: they need the
     mid-conversation-tool-changes beta header (checked when the capture has headers)."""
+    if req.system_at is None:
+        return  # no system message: no tool change (the usual request)
     declared = set(_tool_names(req.body.get("tools"), ANTHROPIC))
     first_change: str | None = None
-    for i, msg in enumerate(req.messages):
+    for i in range(req.system_at, len(req.messages)):  # messages before it are not system
+        msg = req.messages[i]
         if not isinstance(msg, dict) or msg.get("role") != "system":
             continue
         for j, block in _blocks(msg.get("content")):
@@ -488,15 +497,15 @@ def check_tools(req: Request) -> Emit:
         if not isinstance(tool, dict):
             continue
         name, schema, suffix = _tool_schema(tool, req.dialect)
-        where = body_pointer("tools", i)
         if name == "send_message":
             problem = _send_message_problem(schema)
             if problem is not None:
-                yield ("send-message-schema", where + suffix,
+                yield ("send-message-schema", body_pointer("tools", i) + suffix,
                        f"send_message does not have the one fixed schema: {problem}")
         elif name == "report":
             props = schema.get("properties") if isinstance(schema, dict) else None
             if isinstance(props, dict) and "output" in props:
+                where = body_pointer("tools", i)
                 yield ("retired-report-tool", where,
                        "the retired report({ output }) tool is offered to the model")
 

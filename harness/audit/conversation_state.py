@@ -9,6 +9,8 @@ tracker's own (this package only), the placement logic stays in the tracker.
 
 from __future__ import annotations
 
+import marshal
+from bisect import bisect_left
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -19,6 +21,7 @@ from agent_tck.reference_impl.wire.normal_form import (
     merge_key,
     normal_head,
     normal_message,
+    same_but_cache_control,
 )
 
 # ---------------------------------------------------------------------------------------------
@@ -56,6 +59,7 @@ class _Msg:
     blocks: tuple[int, ...]
     rest: int  # fingerprint of the members other than content (role included)
     turn: int  # the message's fingerprint: role, other members and blocks
+    readable: bool = True  # False: not in normal form, fingerprinted as sent
 
 
 def _message(dialect: str, message: Any) -> _Msg:
@@ -64,7 +68,7 @@ def _message(dialect: str, message: Any) -> _Msg:
     except NotARequest:  # unreadable (WA-D004 reports it): compared as sent, never merged
         unread = (fingerprint(message),)
         return _Msg("", None, unread, hash("unreadable"), hash(("t", hash("unreadable"),
-                                                                 *unread)))
+                                                                 *unread)), readable=False)
     content = normal.get("content")
     blocks = (tuple(fingerprint(b) for b in content)
               if isinstance(content, list) else (fingerprint(content),))
@@ -88,17 +92,36 @@ class _Seq:
     origin: tuple[int, ...]
 
 
-def _sequences(records: Sequence[_Msg]) -> tuple[_Seq, _Seq]:
+def _sequences(records: Sequence[_Msg], base: tuple[_Seq, _Seq] | None = None, known: int = 0
+               ) -> tuple[_Seq, _Seq]:
     """The messages one by one, and the turns the provider sees once it combines consecutive
-    ones (``merge_key``; a combined turn prints like its messages sent as one)."""
-    single = _Seq(tuple(r.turn for r in records), tuple(r.role for r in records),
-                  tuple(range(len(records))))
+    ones (``merge_key``; a combined turn prints like its messages sent as one).
+
+    ``base``: the sequences of earlier records whose first ``known`` are these records' (the
+    request this one repeats): their turns that end before ``known`` are taken as they are and
+    only the rest is folded again, so the cost is what the request adds."""
+    n = len(records)
     prints: list[int] = []
     roles: list[str] = []
     origin: list[int] = []
+    first = 0
+    if base is not None and known:
+        one, two = base
+        single = _Seq(one.prints[:known] + tuple(r.turn for r in records[known:]),
+                      one.roles[:known] + tuple(r.role for r in records[known:]),
+                      tuple(range(n)))
+        keep = bisect_left(two.origin, known) - 1  # the last turn begun before known may grow
+        if keep > 0:
+            prints, roles, origin = (list(two.prints[:keep]), list(two.roles[:keep]),
+                                     list(two.origin[:keep]))
+            first = two.origin[keep]
+    else:
+        single = _Seq(tuple(r.turn for r in records), tuple(r.role for r in records),
+                      tuple(range(n)))
     blocks: list[int] = []
-    previous: str | None = None
-    for i, rec in enumerate(records):
+    previous = records[first - 1].merge if first else None
+    for i in range(first, n):
+        rec = records[i]
         if rec.merge is not None and rec.merge == previous:  # EQ merge-turns
             if len(blocks) == 0:
                 blocks = list(records[origin[-1]].blocks)
@@ -151,6 +174,7 @@ class _Conv:
     answers: frozenset[str] = frozenset()  # tool results the latest request added first
     placement: int = -1  # index of the latest request's placement
     records: list[_Msg] | None = None  # the latest request's messages, normalized (recent)
+    seqs: tuple[_Seq, _Seq] | None = None  # ... their sequences (_sequences; recent)
     raw: list[Any] | None = None  # ... and as sent (recent)
     nodes: set[int] = field(default_factory=set)  # tree nodes this conversation reached
     #: the tracker's first-turn index keys it is listed under (to leave them when closed)
@@ -175,7 +199,31 @@ class _Shape:
     source: str | None = None
 
 
-def _head(dialect: str, body: Mapping[str, Any]) -> tuple[int, dict[str, Any]]:
+#: heads fingerprinted lately, by their marshal serialization: equal bytes are the same values
+#: with the same types (``true`` is not ``1``, ``1`` is not ``1.0``), so an agent sending the
+#: same system prompt and tools again is not walked again; bounded
+_HEAD_CACHE = 32
+
+
+def _head(dialect: str, body: Mapping[str, Any], cache: dict[bytes, Any] | None = None
+          ) -> tuple[int, dict[str, Any]]:
+    """The head's fingerprint and its parts' (``system``, ``tools``: a list). Not to modify."""
+    if cache is None:
+        return _fingerprint_head(dialect, body)
+    try:
+        key = marshal.dumps((dialect, body.get("system"), body.get("tools")))
+    except ValueError:  # not JSON values: fingerprinted every time
+        return _fingerprint_head(dialect, body)
+    found: tuple[int, dict[str, Any]] | None = cache.pop(key, None)
+    if found is None:
+        found = _fingerprint_head(dialect, body)
+    cache[key] = found  # the most recent last
+    while len(cache) > _HEAD_CACHE:
+        del cache[next(iter(cache))]
+    return found
+
+
+def _fingerprint_head(dialect: str, body: Mapping[str, Any]) -> tuple[int, dict[str, Any]]:
     try:
         head_n = normal_head(dialect, body)
     except NotARequest:
@@ -187,7 +235,14 @@ def _head(dialect: str, body: Mapping[str, Any]) -> tuple[int, dict[str, Any]]:
     return hash(("head", dialect, parts.get("system"), *parts["tools"])), parts
 
 
-def _common_prefix(messages: list[Any], old: list[Any]) -> int:
+def common_prefix(messages: list[Any], old: list[Any]) -> int:
+    """How many messages of ``messages`` equal (``==``) those at the start of ``old``: the
+    one comparison of a request's history with an earlier request's (the wire rules make it,
+    the tracker reuses it)."""
+    last = len(old) - 1
+    if 0 <= last < len(messages) and messages[last] != old[last] and (
+            messages[:last] == old[:last]):  # only the last changed (a moved cache mark): in C
+        return last
     n = len(old)
     if n <= len(messages) and messages[:n] == old:  # the usual case, decided in C
         return n
@@ -198,26 +253,38 @@ def _common_prefix(messages: list[Any], old: list[Any]) -> int:
     return k
 
 
-def _shape(dialect: str, body: Mapping[str, Any], sources: Iterable[_Conv]) -> _Shape:
+def _shape(dialect: str, body: Mapping[str, Any], sources: Iterable[_Conv],
+           compared: Sequence[tuple[Any, int]] = (), heads: dict[bytes, Any] | None = None
+           ) -> _Shape:
     """Normalize and fingerprint a request. Messages exactly equal (``==``, in C) to the start
     of a recent conversation's latest request take their normal form from it; only the rest
     are normalized. (``==`` holds ``1`` and ``true`` equal: an agent flipping one for the other
-    in an old message goes unseen.)"""
-    head, head_parts = _head(dialect, body)
+    in an old message goes unseen.) ``compared``: (earlier messages, common prefix) already
+    computed for this very list (by the wire rules), reused for the same earlier list."""
+    head, head_parts = _head(dialect, body, heads)
     raw = body.get("messages")
     messages: list[Any] = raw if isinstance(raw, list) else []
     known, source = 0, None
     for conv in sources:
         if conv.raw is None or conv.records is None:
             continue
-        k = _common_prefix(messages, conv.raw)
+        k = next((n for old, n in compared if old is conv.raw), None)
+        if k is None:
+            k = common_prefix(messages, conv.raw)
         if k > known:
             known, source = k, conv
         if k:
             break  # the most recently active conversation sharing a start (any would do)
+    if source is not None and source.raw is not None and source.records and dialect == ANTHROPIC:
+        # a message that only lost (or gained) its prompt-cache breakpoint keeps its normal form
+        old, recs = source.raw, source.records
+        limit = min(len(messages), len(old))
+        while known < limit and recs[known].readable and same_but_cache_control(
+                messages[known], old[known]):
+            known += 1
     records = list(source.records[:known]) if source is not None and source.records else []
     records += [_message(dialect, m) for m in messages[known:]]
-    single, merged = _sequences(records)
+    single, merged = _sequences(records, source.seqs if source is not None else None, known)
     return _Shape(dialect, head, head_parts, single.prints, single.roles, merged,
                   records, messages, known, source.id if source else None)
 

@@ -176,7 +176,8 @@ class Auditor:
         checked = list(audit.checked)
         conversation = placement = parent = rewrite = None
         try:
-            placed = self._tracker.observe(base["index"], decoded.exchange)
+            placed = self._tracker.observe(base["index"], decoded.exchange,
+                                           audit.compared)
         except Exception as exc:  # a tracker bug must not end the audit
             errors.append(CheckError("conversation", CONVERSATION_RULES,
                                      f"{type(exc).__name__}: {exc}",

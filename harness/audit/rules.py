@@ -26,7 +26,9 @@ from __future__ import annotations
 
 import traceback
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
+from functools import cached_property
+from itertools import repeat
 from typing import Any
 
 from agent_tck.harness.audit.checks import (
@@ -44,9 +46,11 @@ from agent_tck.harness.audit.checks import (
     dialect_of,
     request_headers,
 )
+from agent_tck.harness.audit.conversation_state import common_prefix
 from agent_tck.harness.audit.findings import Finding, make_finding, rule_id, sort_findings
-from agent_tck.harness.audit.provider_checks import check_provider_accepts
+from agent_tck.harness.audit.provider_checks import check_provider_accepts, readable_from
 from agent_tck.reference_impl.wire.dialects import ANTHROPIC, OPENAI
+from agent_tck.reference_impl.wire.normal_form import same_but_cache_control
 
 # ---------------------------------------------------------------------------------------------
 # The check table
@@ -60,10 +64,15 @@ class Check:
     fn: Callable[[Request], Emit]
     #: True: the check reports only at messages from ``Request.start`` on, and a finding at a
     #: message depends on nothing past the next message that is neither system nor tool
-    #: (what makes carrying findings over in audit_exchange sound). False: always run whole.
+    #: (what makes carrying findings over in audit_exchange sound), and never on a cache_control
+    #: member (a moved prompt-cache breakpoint is no change). False: always run whole.
     windowed: bool = True
+    #: True: the check judges a request only when every message is in the wire normal form
+    #: (the validity predicates judge nothing otherwise), so its findings carry over only
+    #: between requests that are (see ``Request.readable``)
+    whole_form: bool = False
 
-    @property
+    @cached_property
     def rule_ids(self) -> tuple[str, ...]:
         return tuple(dict.fromkeys(rule_id(k) for k in self.rules))
 
@@ -95,9 +104,9 @@ CHECKS: tuple[Check, ...] = (
            "chat-unsupported-part", "unreadable-body"), check_openai_user_tool),
     Check("openai-tool-messages", _O, ("tool-result-answers-call", "tool-call-answered"),
           check_openai_tool_messages),
-    # the wire model's provider-validity predicates; whole request (findings not carried over)
+    # the wire model's provider-validity predicates (each finding is local to its message)
     Check("provider-accepts", _BOTH, ("empty-turn", "empty-text", "assistant-content"),
-          check_provider_accepts, windowed=False),
+          check_provider_accepts, whole_form=True),
 )
 
 #: check name -> rule IDs it enforces (read by harness.contract.catalogue.wire_check_citations)
@@ -135,6 +144,13 @@ class ExchangeAudit:
     #: request of the conversation) and the checks that ran
     messages: Any = field(default=None, compare=False, repr=False)
     table: tuple[str, ...] = field(default=(), compare=False, repr=False)
+    #: (earlier request's messages, how many of this request's messages equal their start):
+    #: each comparison made, for the conversation tracker to reuse rather than compare again
+    compared: tuple[tuple[Any, int], ...] = field(default=(), compare=False, repr=False)
+    #: every message in the wire normal form (None: unknown, a probe raised)
+    readable: bool | None = field(default=None, compare=False, repr=False)
+    #: the first system message's index (None: none), carried to the next request
+    system_at: int | None = field(default=0, compare=False, repr=False)
 
 
 def _unreadable(exchange: Mapping[str, Any], dialect: str) -> ExchangeAudit | None:
@@ -161,29 +177,52 @@ def _message_index(pointer: str) -> int | None:
     return int(token) if token.isdigit() else None
 
 
-def _window_start(messages: list[Any], previous: Iterable[ExchangeAudit],
-                  dialect: str, table: tuple[str, ...]) -> tuple[int, ExchangeAudit | None]:
+def first_system(messages: Sequence[Any], start: int = 0) -> int | None:
+    """The index of the first system message (an object with role system) from ``start`` on,
+    or None."""
+    if start == 0:
+        try:  # the usual request has none: one pass in C
+            if "system" not in map(dict.get, messages, repeat("role")):
+                return None
+        except TypeError:  # a message that is not an object: looked at one by one
+            pass
+    return next((i for i in range(start, len(messages)) if isinstance(messages[i], dict)
+                 and messages[i].get("role") == "system"), None)
+
+
+@dataclass(frozen=True)
+class _Window:
+    start: int  # where windowed checks start
+    prior: ExchangeAudit | None  # the audit whose findings before ``start`` carry over
+    known: int  # messages equal (``==``) to the start of ``prior``'s
+    compared: tuple[tuple[Any, int], ...]  # (earlier messages, common prefix) per comparison
+
+
+def _window(messages: list[Any], previous: Iterable[ExchangeAudit],
+            dialect: str, table: tuple[str, ...]) -> _Window:
     """Where windowed checks must start, and the audit whose findings before it carry over.
 
     With k messages exactly equal (``==``) to the start of a previous request's, findings at a
     message before s, the last message before k that is neither system nor tool, depend only on
-    messages up to s (see ``Check.windowed``), so they are that request's findings. Which
+    messages up to s (see ``Check.windowed``), so they are that request's findings. On the
+    Messages wire a message equal but for its prompt-cache marks counts as equal (no check
+    reads cache_control: a moved breakpoint changes no finding). Which
     previous request is used changes the cost, never the result; the most recent one sharing
-    a start is taken.
+    a start is taken. Each request's history is compared once: the comparisons are kept for
+    the conversation tracker.
     """
     best_k, best = 0, None
+    compared: list[tuple[Any, int]] = []
     for prior in previous:
         old = prior.messages
         if (prior.dialect != dialect or prior.table != table or prior.errors
                 or not isinstance(old, list)):
             continue
-        n = len(old)
-        if n <= len(messages) and messages[:n] == old:  # the usual case, decided in C
-            k = n
-        else:
-            limit = min(len(messages), n)
-            k = 0
-            while k < limit and messages[k] == old[k]:
+        k = common_prefix(messages, old)
+        compared.append((old, k))
+        if dialect == ANTHROPIC:  # a message that only lost or gained a cache mark is the same
+            limit = min(len(messages), len(old))
+            while k < limit and same_but_cache_control(messages[k], old[k]):
                 k += 1
         if k > best_k:
             best_k, best = k, prior
@@ -193,7 +232,37 @@ def _window_start(messages: list[Any], previous: Iterable[ExchangeAudit],
     while s > 0 and not (isinstance(messages[s], dict)
                          and messages[s].get("role") not in ("system", "tool")):
         s -= 1
-    return (s, best) if best is not None and s > 0 else (0, None)
+    if best is None or s <= 0:
+        return _Window(0, None, 0, tuple(compared))
+    return _Window(s, best, best_k, tuple(compared))
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """What a check table runs on one dialect (computed once per table and dialect)."""
+
+    checks: tuple[Check, ...]  # those that apply, in order
+    table: tuple[str, ...]  # their names
+    checked: tuple[str, ...]  # the rule IDs they check, sorted
+    carry: frozenset[str]  # windowed checks whose findings carry over between any requests
+    carry_all: frozenset[str]  # ... and between requests all in normal form
+
+
+_PLANS: dict[tuple[int, str], tuple[Sequence[Check], _Plan]] = {}
+
+
+def _plan(checks: Sequence[Check], dialect: str) -> _Plan:
+    cached = _PLANS.get((id(checks), dialect))
+    if cached is not None and cached[0] is checks:
+        return cached[1]
+    applicable = tuple(c for c in checks if dialect in c.dialects)
+    plan = _Plan(applicable, tuple(c.name for c in applicable),
+                 tuple(sorted({r for c in applicable for r in c.rule_ids})),
+                 frozenset(c.name for c in applicable if c.windowed and not c.whole_form),
+                 frozenset(c.name for c in applicable if c.windowed))
+    if checks is CHECKS:  # the default table: kept (any other is computed per call)
+        _PLANS[(id(checks), dialect)] = (checks, plan)
+    return plan
 
 
 def audit_exchange(
@@ -216,30 +285,36 @@ def audit_exchange(
         return unreadable
     body = exchange["request"]["body"]
     raw = body.get("messages")
-    table = tuple(c.name for c in checks if dialect in c.dialects)
-    start, prior = (_window_start(raw, previous, dialect, table) if isinstance(raw, list)
-                    else (0, None))
-    req = Request(
-        dialect=dialect,
-        body=body,
-        messages=tuple(raw) if isinstance(raw, list) else (),
-        headers=request_headers(exchange),
-        start=start,
-    )
-    windowed = {c.name for c in checks if c.windowed}
+    plan = _plan(checks, dialect)
+    table = plan.table
+    window = (_window(raw, previous, dialect, table) if isinstance(raw, list)
+              else _Window(0, None, 0, ()))
+    start, prior = window.start, window.prior
+    messages = tuple(raw) if isinstance(raw, list) else ()
+    # the normal form is probed only where this request differs from a readable prior
+    if prior is not None and prior.readable:
+        readable = readable_from(dialect, messages, window.known, prior.messages)
+    else:
+        readable = readable_from(dialect, messages, 0)
+    whole_form_carry = prior is not None and prior.readable is True and readable is True
+    if prior is not None and prior.system_at is not None and prior.system_at < window.known:
+        system_at: int | None = prior.system_at  # the repeated messages hold it
+    else:
+        system_at = first_system(messages, window.known if prior is not None else 0)
+    headers = request_headers(exchange)
+    req = Request(dialect, body, messages, headers, start, readable, system_at)
     findings: list[Finding] = []
     if prior is not None:
+        carry = plan.carry_all if whole_form_carry else plan.carry
         for f in prior.findings:
-            index = _message_index(f.pointer)
-            if f.check in windowed and index is not None and index < start:
-                findings.append(f)
-    checked: dict[str, None] = {}
+            if f.check in carry:
+                index = _message_index(f.pointer)
+                if index is not None and index < start:
+                    findings.append(f)
     errors: list[CheckError] = []
-    for check in checks:
-        if dialect not in check.dialects:
-            continue
-        checked.update(dict.fromkeys(check.rule_ids))
-        run = req if check.windowed else replace(req, start=0)
+    whole = req if start == 0 else Request(dialect, body, messages, headers, 0, readable, system_at)
+    for check in plan.checks:
+        run = req if check.windowed and (whole_form_carry or not check.whole_form) else whole
         try:
             for key, pointer, message in check.fn(run):
                 findings.append(make_finding(key, pointer, message, check.name))
@@ -248,8 +323,9 @@ def audit_exchange(
                 check.name, check.rule_ids, f"{type(exc).__name__}: {exc}",
                 tuple(traceback.format_exc().splitlines()[-12:]),
             ))
-    return ExchangeAudit(dialect, tuple(sort_findings(findings)), tuple(sorted(checked)),
-                         tuple(errors), raw if isinstance(raw, list) else None, table)
+    return ExchangeAudit(dialect, tuple(sort_findings(findings)), plan.checked,
+                         tuple(errors), raw if isinstance(raw, list) else None, table,
+                         window.compared, readable, system_at)
 
 
 def check_exchange(exchange: Mapping[str, Any]) -> list[Finding]:

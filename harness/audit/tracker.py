@@ -165,11 +165,20 @@ class ConversationTracker:
         self._seq = 0
         self._next_node = 2  # 0 and 1 are the roots
         self._placements: list[Placement] = []
+        self._heads: dict[bytes, Any] = {}  # recent heads' fingerprints (conversation_state)
+        #: nodes removed from the tree so far, and the latest path put in it per kind ("single",
+        #: "merged"): (removed then, root, nodes, turns). While no node is removed, a path's
+        #: nodes are still where its turns lead, so a walk extending it starts at its end
+        self._removed = 0
+        self._last_paths: dict[str, tuple[int, int, tuple[int, ...], tuple[int, ...]]] = {}
 
     # -- public ---------------------------------------------------------------------------
 
-    def observe(self, ref: Any, exchange: Mapping[str, Any]) -> Placement | None:
-        """Place one exchange; ``None`` for traffic that is not an auditable LLM request."""
+    def observe(self, ref: Any, exchange: Mapping[str, Any],
+                compared: Sequence[tuple[Any, int]] = ()) -> Placement | None:
+        """Place one exchange; ``None`` for traffic that is not an auditable LLM request.
+        ``compared``: the comparisons of this request's messages with earlier requests'
+        already made (``ExchangeAudit.compared``), so the history is compared once."""
         dialect = dialect_of(exchange)
         request = exchange.get("request")
         body = request.get("body") if isinstance(request, Mapping) else None
@@ -179,7 +188,7 @@ class ConversationTracker:
             return None
         self._seq += 1
         sources = [self._convs[cid] for cid in reversed(self._recent)]
-        shape = _shape(dialect, body, sources)
+        shape = _shape(dialect, body, sources, compared, self._heads)
         placement = self._place(ref, shape)
         conv = self._convs[placement.conversation]
         reply = assistant_reply(dialect, exchange.get("response"))
@@ -234,6 +243,7 @@ class ConversationTracker:
         conv.placement = index
         conv.head, conv.head_parts = shape.head, shape.head_parts
         conv.records, conv.raw = shape.records, shape.raw
+        conv.seqs = (_Seq(shape.turns, shape.roles, ()), shape.merged)
         tail = [reply_turn] if reply_turn else []
         self._index(conv, shape.dialect, [*shape.turns, *tail], "single")
         if shape.merged.prints != shape.turns:  # the path as the provider combines turns
@@ -243,7 +253,7 @@ class ConversationTracker:
         while len(self._recent) > self.keep_recent:
             oldest = self._convs[next(iter(self._recent))]
             del self._recent[oldest.id]
-            oldest.records = oldest.raw = None
+            oldest.records = oldest.raw = oldest.seqs = None
         self._open.pop(conv.id, None)
         self._open[conv.id] = None
 
@@ -277,6 +287,7 @@ class ConversationTracker:
                 self._first.setdefault((dialect, i, turn), {})[conv.id] = self._seq
                 conv.firsts.add((dialect, i, turn))
         conv.paths[which] = (tuple(nodes), tuple(turns))
+        self._last_paths[which] = (self._removed, self._roots[dialect], *conv.paths[which])
 
     def _bound(self) -> None:
         """Close the least recently active conversations beyond ``max_conversations``."""
@@ -290,6 +301,7 @@ class ConversationTracker:
                     through.pop(conv.id, None)
                     if not through:
                         del self._through[node]
+                        self._removed += 1
                         self._child.pop(self._key.pop(node), None)
             conv.nodes = set()
             for key in conv.firsts:  # its own keys only: closing costs what it indexed
@@ -302,14 +314,21 @@ class ConversationTracker:
             # nothing is compared with a closed conversation again: keep only what the
             # result lists (id, parent, requests), so closed ones cost a few bytes each
             conv.state, conv.previous, conv.paths = _State((), ()), None, {}
-            conv.records = conv.raw = None
+            conv.records = conv.raw = conv.seqs = None
             conv.head_parts = {}
 
     # -- placement ------------------------------------------------------------------------
 
-    def _walk(self, dialect: str, prints: Sequence[int]) -> int:
-        """The deepest node a sequence of turns reaches (the root when none)."""
+    def _walk(self, dialect: str, prints: tuple[int, ...], which: str = "single") -> int:
+        """The deepest node a sequence of turns reaches (the root when none). A sequence
+        extending the latest path of its kind (the usual request: its conversation's latest
+        one plus the reply) starts at that path's end."""
         node = self._roots[dialect]
+        last = self._last_paths.get(which)
+        if last is not None and last[0] == self._removed and last[1] == node:
+            nodes, turns = last[2], last[3]
+            if nodes and len(turns) <= len(prints) and prints[:len(turns)] == turns:
+                node, prints = nodes[-1], prints[len(turns):]
         for turn in prints:
             nxt = self._child.get((node, turn))
             if nxt is None:
@@ -346,8 +365,11 @@ class ConversationTracker:
 
     def _place(self, ref: Any, shape: _Shape) -> Placement:
         seen: dict[str, int] = {}
-        for prints in (shape.turns, shape.merged.prints):  # message by message, combined
-            node = self._walk(shape.dialect, prints)
+        walks = [("single", shape.turns)]  # message by message
+        if shape.merged.prints != shape.turns:  # and as the provider combines turns
+            walks.append(("merged", shape.merged.prints))
+        for which, prints in walks:
+            node = self._walk(shape.dialect, prints, which)
             if node not in self._roots.values():
                 for cid, when in self._through.get(node, {}).items():
                     seen[cid] = max(when, seen.get(cid, 0))
@@ -444,7 +466,9 @@ class ConversationTracker:
         def at(i: int) -> int:
             return seq.origin[i] if i < n else len(shape.turns)
 
-        j = next((i for i in range(min(n, size)) if turns[i] != expected[i]), None)
+        m = min(n, size)
+        j = (None if list(turns[:m]) == expected[:m]  # the usual case, decided in C
+             else next(i for i in range(m) if turns[i] != expected[i]))
         if j is None:
             if n >= size or (n >= last and state.reply is None):
                 return "continuation", None, None, whole

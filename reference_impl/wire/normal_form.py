@@ -66,6 +66,34 @@ def _clean(value: Json) -> Json:
     return value
 
 
+def _same_but_marks(one: dict[str, Any], other: dict[str, Any], *, nested: bool) -> bool:
+    """Equal but for a cache_control member; with ``nested``, content blocks compared alike."""
+    if one.keys() - {"cache_control"} != other.keys() - {"cache_control"}:
+        return False
+    for key, value in one.items():
+        if key == "cache_control" or value == other[key]:
+            continue
+        if not (nested and key == "content" and _same_blocks(value, other[key])):
+            return False
+    return True
+
+
+def _same_blocks(one: Json, other: Json) -> bool:
+    return (type(one) is list and type(other) is list and len(one) == len(other)
+            and all(a == b or (type(a) is dict and type(b) is dict and _same_but_marks(
+                a, b, nested=a.get("type") == "tool_result"))  # a tool_result's blocks too
+                for a, b in zip(one, other, strict=True)))
+
+
+def same_but_cache_control(message: Json, other: Json) -> bool:
+    """True when two Messages messages differ at most in cache_control members where the normal
+    form drops them (the message, its blocks, a tool_result's blocks), so they have one
+    normal form (``==`` aside: ``1`` equals ``true``). A moved prompt-cache breakpoint leaves
+    the message it left as it was.  # EQ cache-control"""
+    return (type(message) is dict and type(other) is dict
+            and _same_but_marks(message, other, nested=True))
+
+
 def _parsed_json(value: Json) -> Json:
     """A JSON text as its value (text that is not JSON stays the text)."""  # EQ tool-arguments-json
     if isinstance(value, str):
