@@ -222,6 +222,9 @@ def _dm_binding_codes(lines: list[Any]) -> set[str]:
         changes = [b for b in content or () if isinstance(b, dict)
                    and b.get("type") in ("tool-addition", "tool-removal")]
         additions = [b for b in changes if b["type"] == "tool-addition"]
+        if isinstance(message, dict) and message.get("role") != "developer":
+            # DM-036; a tool change in it is one in an ordinary message too (DM-043)
+            fits |= {"DM_ROLE_MISMATCH"} | ({"DM_TOOL_CHANGE_NOT_DEVELOPER"} if changes else set())
         fits |= {"DM_MALFORMED" for b in changes
                  if not isinstance(b.get("toolName"), str) or not b.get("toolName")}
         fits |= {"DM_INLINE_DEFINITION" for b in additions if "tool" in b}
@@ -265,9 +268,11 @@ def _dm_definition_codes(header: dict[str, Any], additions: list[dict[str, Any]]
     return fits
 
 
-#: the codes the binding table decides; DM_MALFORMED has other sources (turn, step, an origin
-#: above 0 under CFP-D003) the table does not restate, so it is never required to fit
-DM_BINDING_CODES = {"DM_HEADER_SEQ_MISSING", "DM_HEADER_SEQ_FORWARD", "DM_HEADER_SEQ_UNKNOWN",
+#: the codes the binding table decides; DM_MALFORMED (turn, step, an origin above 0 under
+#: CFP-D003) and DM_TOOL_CHANGE_NOT_DEVELOPER (other slots) have sources the table does not
+#: restate, so they are never required to fit
+DM_BINDING_CODES = {"DM_ROLE_MISMATCH",
+                    "DM_HEADER_SEQ_MISSING", "DM_HEADER_SEQ_FORWARD", "DM_HEADER_SEQ_UNKNOWN",
                     "DM_HEADER_SEQ_NOT_HEADER", "DM_HEADER_SEQ_UNEXPECTED", "DM_INLINE_DEFINITION",
                     "DM_DEFINITION_MISSING", "DM_DEFINITION_AMBIGUOUS", "DM_DEFINITION_INCOMPLETE"}
 DM_LOG_OPERATIONS = {"developer-messages.admit": lambda p: p["log"],

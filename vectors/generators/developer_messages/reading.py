@@ -109,7 +109,10 @@ def _append(f: VectorFile) -> None:
         "unbound-addition": (lambda e: e["data"].pop("headerSeq"), "DM_HEADER_SEQ_MISSING"),
         "inline-definition": (lambda e: e["data"]["message"]["content"][0].update(tool=SEARCH_V1),
                               "DM_INLINE_DEFINITION"),
-        "not-developer-role": (lambda e: e["data"]["message"].update(role="user"),
+        # text only and unbound: a user-role message holding a tool change would fit
+        # DM_TOOL_CHANGE_NOT_DEVELOPER as well (issue 21 C)
+        "not-developer-role": (lambda e: (e["data"].pop("headerSeq"), e["data"]["message"].update(
+            role="user", content=[{"type": "text", "text": "x"}])),
                                "DM_ROLE_MISMATCH"),
     }
     for label, (mutate, code) in bad_events.items():
@@ -173,8 +176,9 @@ def _extra_fields(f: VectorFile) -> None:
                   log, "DM_MALFORMED")
 
     log, h = _fresh()
-    log.dev(add("search"), header_seq=h, message_extra={"developer": True, "trueRole": "developer"})
-    log.lines[-1]["data"]["message"]["role"] = "user"
+    log.dev({"type": "text", "text": "x"},
+            message_extra={"developer": True, "trueRole": "developer"})
+    log.lines[-1]["data"]["message"]["role"] = "user"  # text only: no tool change in it
     f.admit_error("dm-extra-fields-do-not-make-a-developer", ["DM-029", "DM-036"],
                   "The developer/message's message has role user; extra fields claiming a "
                   "developer role do not change that.", log, "DM_ROLE_MISMATCH")
