@@ -25,8 +25,8 @@ def build() -> VectorFile:
     f = VectorFile("binding", "Binding additions to request headers: headerSeq, the five "
                    "reference faults, definitions, inline definitions, removals "
                    "(DM-001..DM-015).")
-    for section in (_resolution, _header_seq_faults, _definition_faults, _inline_and_revisions,
-                    _separate_revisions, _removals):
+    for section in (_resolution, _header_seq_faults, _non_header_references, _definition_faults,
+                    _inline_and_revisions, _separate_revisions, _removals):
         section(f)
     return f
 
@@ -148,6 +148,9 @@ def _header_seq_faults(f: VectorFile) -> None:
                    log, codes=("DM_HEADER_SEQ_UNKNOWN", "DM_MALFORMED"),
                    checks={"outcome": "DM-004", "error-code": "DM-004"})
 
+
+def _non_header_references(f: VectorFile) -> None:
+    """headerSeq naming an earlier known event that is no request/header (DM-005)."""
     log = Log().open()
     log.header(SEARCH_V1)
     u = log.user()
