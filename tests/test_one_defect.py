@@ -183,3 +183,194 @@ def test_every_family_with_invalid_input_cases_is_covered():
     """A family's fixtures file is required, not opt-in: deleting one fails here."""
     rejecting = {c.family for c in CASES.values() if any(_rejects(e) for e in c.expect)}
     assert rejecting <= {family for family, _, _ in FIXTURES}
+
+
+# --- one code per definition (issue 21 C) ----------------------------------------------------
+# A rejected input must fit the definition of every code it accepts, and every code whose
+# definition it fits must be accepted: the family README says the order in which an
+# implementation runs its checks never matters. The tables below restate the README's
+# definitions as predicates, each looked at on its own (never first-match), and are checked
+# against the vectors both ways: every fitting code is accepted, every accepted code fits, and a
+# valid input fits none (which keeps the tables honest).
+
+
+def _accepted_codes(expectation: Expectation) -> set[str]:
+    options = expectation.alternatives or (expectation,)
+    return {a.error_code for a in options if a.error_code is not None}
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _dm_binding_codes(lines: list[Any]) -> set[str]:
+    """The codes of vectors/developer-messages/README.md "Error codes" about a developer
+    message's header reference and tool-change blocks whose definitions the log fits."""
+    from agent_tck.reference_impl.developer_messages.admission import known_event_types
+    from agent_tck.reference_impl.developer_messages.records import _is_count
+
+    events = [e for e in lines[1:] if isinstance(e, dict)]
+    by_seq = {e["seq"]: e for e in events if _is_count(e.get("seq"))
+              and e.get("type") in known_event_types()}
+    fits: set[str] = set()
+    for event in events:
+        data = event.get("data")
+        if event.get("type") != "developer/message" or not isinstance(data, dict):
+            continue
+        message = data.get("message")
+        content = message.get("content") if isinstance(message, dict) else None
+        changes = [b for b in content or () if isinstance(b, dict)
+                   and b.get("type") in ("tool-addition", "tool-removal")]
+        additions = [b for b in changes if b["type"] == "tool-addition"]
+        if isinstance(message, dict) and message.get("role") != "developer":
+            # DM-036; a tool change in it is one in an ordinary message too (DM-043)
+            fits |= {"DM_ROLE_MISMATCH"} | ({"DM_TOOL_CHANGE_NOT_DEVELOPER"} if changes else set())
+        fits |= {"DM_MALFORMED" for b in changes
+                 if not isinstance(b.get("toolName"), str) or not b.get("toolName")}
+        fits |= {"DM_INLINE_DEFINITION" for b in additions if "tool" in b}
+        if "headerSeq" not in data or data["headerSeq"] is None:
+            # null is JSON's absence: missing (DM-002) as much as ill-typed (DM-D001)
+            fits |= {"DM_HEADER_SEQ_MISSING"} if additions else set()
+            fits |= {"DM_MALFORMED"} if "headerSeq" in data else set()
+            continue
+        ref = data["headerSeq"]
+        fits |= set() if additions else {"DM_HEADER_SEQ_UNEXPECTED"}
+        fits |= set() if _is_count(ref) else {"DM_MALFORMED"}
+        if _number(ref) and _number(event.get("seq")) and ref >= event["seq"]:
+            fits.add("DM_HEADER_SEQ_FORWARD")
+        named = by_seq.get(ref) if _is_count(ref) else None
+        if named is None:
+            fits.add("DM_HEADER_SEQ_UNKNOWN")
+        elif named.get("type") != "request/header":
+            fits.add("DM_HEADER_SEQ_NOT_HEADER")
+        else:
+            fits |= _dm_definition_codes(named, additions)
+    return fits
+
+
+def _dm_definition_codes(header: dict[str, Any], additions: list[dict[str, Any]]) -> set[str]:
+    """DM-006..DM-008 (DM-D002): what the bound header holds for each added name given."""
+    body = header.get("data", {}).get("header", {})
+    tools = body.get("tools") if isinstance(body, dict) else None
+    fits: set[str] = set()
+    for block in additions:
+        if "toolName" not in block:
+            continue  # no added name: nothing to look up
+        matches = [t for t in tools if isinstance(t, dict) and t.get("name") == block["toolName"]
+                   ] if isinstance(tools, list) else []
+        if not matches:
+            fits.add("DM_DEFINITION_MISSING")
+        elif len(matches) > 1:
+            fits.add("DM_DEFINITION_AMBIGUOUS")
+        elif not isinstance(matches[0].get("description"), str) \
+                or not isinstance(matches[0].get("parameters"), dict):
+            fits.add("DM_DEFINITION_INCOMPLETE")
+    return fits
+
+
+#: the codes the binding table decides; DM_MALFORMED (turn, step, an origin above 0 under
+#: CFP-D003) and DM_TOOL_CHANGE_NOT_DEVELOPER (other slots) have sources the table does not
+#: restate, so they are never required to fit
+DM_BINDING_CODES = {"DM_ROLE_MISMATCH",
+                    "DM_HEADER_SEQ_MISSING", "DM_HEADER_SEQ_FORWARD", "DM_HEADER_SEQ_UNKNOWN",
+                    "DM_HEADER_SEQ_NOT_HEADER", "DM_HEADER_SEQ_UNEXPECTED", "DM_INLINE_DEFINITION",
+                    "DM_DEFINITION_MISSING", "DM_DEFINITION_AMBIGUOUS", "DM_DEFINITION_INCOMPLETE"}
+DM_LOG_OPERATIONS = {"developer-messages.admit": lambda p: p["log"],
+                     "developer-messages.append": lambda p: [*p["log"], p["event"]]}
+DM_LOG_CASES = [(c, e) for c in CASES.values() if c.family == "developer-messages"
+                for e in c.expect if e.operation in DM_LOG_OPERATIONS]
+
+
+@pytest.mark.parametrize(("case", "expectation"), DM_LOG_CASES,
+                         ids=[f"{c.id}[{e.operation}]" for c, e in DM_LOG_CASES])
+def test_a_developer_log_accepts_every_binding_code_it_fits_and_no_other(case, expectation):
+    fits = _dm_binding_codes(DM_LOG_OPERATIONS[expectation.operation](case.input))
+    accepted = _accepted_codes(expectation)
+    if not accepted:
+        assert not fits, f"{case.id}: a valid log fits {sorted(fits)}: the table is wrong"
+        return
+    assert fits <= accepted, f"{case.id} fits {sorted(fits - accepted)} too: accept them"
+    assert accepted & DM_BINDING_CODES <= fits, (
+        f"{case.id} accepts {sorted(accepted & DM_BINDING_CODES - fits)}, which it does not fit")
+
+
+def _sma_fitting_reasons(world: Any, sender_id: str, generation: int, target_id: str | None,
+                         aborted: bool) -> set[str]:
+    """vectors/send-message-adjacency/README.md's reason table (SMA-D002), each row on its own."""
+    from agent_tck.reference_impl.subagents import model
+
+    sender = world.agents[sender_id]
+    fits = {"SEND_CANCELLED"} if aborted else set()
+    fits |= {"STALE_SENDER"} if generation != sender.generation else set()
+    if target_id is None:
+        return fits | {"MISSING_AGENT_ID"}
+    target = world.get(target_id)
+    if target is None:
+        return fits | {"UNKNOWN_TARGET"}
+    if target_id == sender_id:
+        return fits | {"SELF_TARGET"}
+    to_child, to_parent = target.parent == sender_id, sender.parent == target_id
+    rows = {
+        "ONE_SHOT_TARGET": to_child and target.kind == model.ONE_SHOT,
+        "ONE_SHOT_SENDER": to_parent and sender.kind == model.ONE_SHOT,
+        "SENDER_NOT_RESIDENT": (to_parent and sender.kind == model.CONTINUABLE
+                                and not sender.resident)
+        or (to_child and sender.state == model.ABSENT),
+        "PARENT_NOT_LIVE": to_parent and target.state == model.ABSENT,
+        "ANCESTOR_BEYOND_EDGE": not to_parent and target_id in world.ancestors(sender_id),
+        "DESCENDANT_BEYOND_EDGE": not to_child and sender_id in world.ancestors(target_id),
+        "SIBLING_TARGET": sender.parent is not None and target.parent == sender.parent,
+    }
+    fits |= {code for code, fit in rows.items() if fit}
+    related = to_child or to_parent or any(rows[c] for c in (
+        "ANCESTOR_BEYOND_EDGE", "DESCENDANT_BEYOND_EDGE", "SIBLING_TARGET"))
+    return fits if related else fits | {"NOT_ADJACENT"}
+
+
+SMA_CASES = [c for c in CASES.values() if c.family == "send-message-adjacency"
+             and any(not _rejects(e) for e in c.expect)]
+
+
+@pytest.mark.parametrize("case", SMA_CASES, ids=[c.id for c in SMA_CASES])
+def test_every_rejected_send_fits_one_reason_and_an_accepted_send_none(case, monkeypatch):
+    """The vectors pin only calls that fail for one reason (the family README): every send the
+    reference simulates fits exactly the reason it is given, whatever order a runtime checks in."""
+    from agent_tck.reference_impl.subagents import routes, simulator
+
+    seen: list[tuple[set[str], str | None]] = []
+
+    def spy(world: Any, sender_id: str, generation: int, target_id: str | None, *,
+            aborted: bool = False) -> routes.Route:
+        route = routes.authorize(world, sender_id, generation, target_id, aborted=aborted)
+        seen.append((_sma_fitting_reasons(world, sender_id, generation, target_id, aborted),
+                     route.reason))
+        return route
+
+    monkeypatch.setattr(simulator, "authorize", spy)
+    for expectation in case.expect:
+        OPERATIONS[expectation.operation](copy.deepcopy(case.input))
+    for fits, reason in seen:
+        assert fits == ({reason} if reason else set()), (
+            f"{case.id}: a send given {reason} fits {sorted(fits)}")
+
+
+DM_WIRE_CASES = [(c, e) for c in CASES.values() if c.family == "developer-messages"
+                 for e in c.expect if e.operation == "developer-messages.anthropic-request"
+                 and _accepted_codes(e)]
+
+
+@pytest.mark.parametrize(("case", "expectation"), DM_WIRE_CASES,
+                         ids=[c.id for c, _ in DM_WIRE_CASES])
+def test_a_wire_rejection_is_invalid_history_exactly_when_the_history_is_malformed(
+        case, expectation):
+    """anthropic-request's INVALID_HISTORY is a malformed history; its other codes are about a
+    well-formed one (the developer-messages README): a case never fits both (the block-omission
+    cases are held to the same in tests/test_serialize_vectors.py)."""
+    from jsonschema import Draft202012Validator
+
+    schema = json.loads((DEFECTS.parent.parent / "vectors/schema/history.schema.json")
+                        .read_text(encoding="utf-8"))
+    malformed = bool(list(Draft202012Validator(schema).iter_errors(
+        {"history": case.input["history"]})))
+    accepted = _accepted_codes(expectation)
+    assert ("INVALID_HISTORY" in accepted) == malformed

@@ -25,8 +25,8 @@ def build() -> VectorFile:
     f = VectorFile("binding", "Binding additions to request headers: headerSeq, the five "
                    "reference faults, definitions, inline definitions, removals "
                    "(DM-001..DM-015).")
-    for section in (_resolution, _header_seq_faults, _definition_faults, _inline_and_revisions,
-                    _separate_revisions, _removals):
+    for section in (_resolution, _header_seq_faults, _non_header_references, _definition_faults,
+                    _inline_and_revisions, _separate_revisions, _removals):
         section(f)
     return f
 
@@ -105,9 +105,14 @@ def _header_seq_faults(f: VectorFile) -> None:
     log = Log().open()
     log.header(SEARCH_V1)
     log.dev(add("search"), header_seq=log.seq + 1)
-    f.admit_error("dm-headerseq-self", ["DM-003", "DM-D001"],
-                  "headerSeq names the developer/message itself: not earlier, so forward.",
-                  log, "DM_HEADER_SEQ_FORWARD")
+    # issue 21 C: the event itself is not earlier (forward, DM-003) and is a known event that
+    # is no request/header (non-header, DM-005): either code passes
+    f.admit_either("dm-headerseq-self", ["DM-003", "DM-D001"],
+                   "headerSeq names the developer/message itself: not earlier, so forward "
+                   "(rejected, DM-003); it also names a known event that is no request/header, "
+                   "so either code is accepted (DM-D001).", log,
+                   codes=("DM_HEADER_SEQ_FORWARD", "DM_HEADER_SEQ_NOT_HEADER"),
+                   checks={"outcome": "DM-003", "error-code": "DM-D001"})
 
     log = Log().open()
     log.header(SEARCH_V1)
@@ -134,10 +139,17 @@ def _header_seq_faults(f: VectorFile) -> None:
     log.open()
     log.header(SEARCH_V1)
     log.dev(add("search"), header_seq=0)
-    f.admit_error("dm-headerseq-before-the-first-event", ["DM-004"],
-                  "headerSeq 0 is earlier than the event but names nothing: the log's first event "
-                  "is seq 1.", log, "DM_HEADER_SEQ_UNKNOWN")
+    # issue 21 C: only a log numbered from above 0 has an earlier seq naming nothing, and a
+    # reader requiring seq 0 (CFP-D003's other reading) rejects that log as DM_MALFORMED
+    f.admit_either("dm-headerseq-before-the-first-event", ["DM-004"],
+                   "headerSeq 0 is earlier than the event but names nothing: the log's first "
+                   "event is seq 1 (rejected, DM-004). A reader that requires seq 0 (CFP-D003 "
+                   "accepts both readings of the origin) rejects the log as DM_MALFORMED first.",
+                   log, codes=("DM_HEADER_SEQ_UNKNOWN", "DM_MALFORMED"))
 
+
+def _non_header_references(f: VectorFile) -> None:
+    """headerSeq naming an earlier known event that is no request/header (DM-005)."""
     log = Log().open()
     log.header(SEARCH_V1)
     u = log.user()
@@ -339,9 +351,17 @@ def _removals(f: VectorFile) -> None:
                       header_seq=h),
                active={"read_file": (h, READ), "search": (h, DEFERRED_SEARCH)}))})
 
-    for label, value in {"string": str(2), "negative": -1, "float": 2.5, "null": None}.items():
+    # issue 21 C: an ill-typed headerSeq is malformed (DM_MALFORMED) and names no event
+    # (DM_HEADER_SEQ_UNKNOWN); a null one also reads as no headerSeq (DM_HEADER_SEQ_MISSING)
+    for label, value, other, why in (
+            ("string", str(2), "DM_HEADER_SEQ_UNKNOWN", "names no event"),
+            ("negative", -1, "DM_HEADER_SEQ_UNKNOWN", "names no event"),
+            ("float", 2.5, "DM_HEADER_SEQ_UNKNOWN", "names no event"),
+            ("null", None, "DM_HEADER_SEQ_MISSING", "reads as no headerSeq")):
         log = Log().open()
         log.header(SEARCH_V1)
         log.dev(add("search"), header_seq=value)
-        f.admit_error(f"dm-headerseq-not-a-seq-{label}", ["DM-D001"],
-                      f"headerSeq is not a non-negative integer ({label}).", log, "DM_MALFORMED")
+        f.admit_either(f"dm-headerseq-not-a-seq-{label}", ["DM-D001"],
+                       f"headerSeq is not a non-negative integer ({label}): DM_MALFORMED; it "
+                       f"also {why}, so {other} is accepted too (DM-D001).", log,
+                       codes=("DM_MALFORMED", other))

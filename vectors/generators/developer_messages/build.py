@@ -214,13 +214,15 @@ class VectorFile:
 
     def admit_either(
         self, cid: str, rules: list[str], description: str, log: Log, *,
-        codes: tuple[str, ...], checks: dict[str, str], **payload: Any,
+        codes: tuple[str, ...], checks: dict[str, str] | None = None, **payload: Any,
     ) -> None:
         """A case whose log admission must reject with any of ``codes`` (an input that fits
         each code's definition: vectors/README.md "Accepted alternatives"); ``checks`` says
-        which rule the rejection and the code are each charged to."""
-        self.case(cid, rules, description, {"log": log.json(), **payload},
-                  {ADMIT: {"alternatives": [err(code) for code in codes], "checks": checks}})
+        which rule the rejection and the code are each charged to (none: a one-rule case)."""
+        spec: dict[str, Any] = {"alternatives": [err(code) for code in codes]}
+        if checks:
+            spec["checks"] = checks
+        self.case(cid, rules, description, {"log": log.json(), **payload}, {ADMIT: spec})
 
     def text(self) -> str:
         """The file's exact text: the family's one JSON layout (two-space indent, UTF-8)."""

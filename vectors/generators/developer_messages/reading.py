@@ -109,7 +109,10 @@ def _append(f: VectorFile) -> None:
         "unbound-addition": (lambda e: e["data"].pop("headerSeq"), "DM_HEADER_SEQ_MISSING"),
         "inline-definition": (lambda e: e["data"]["message"]["content"][0].update(tool=SEARCH_V1),
                               "DM_INLINE_DEFINITION"),
-        "not-developer-role": (lambda e: e["data"]["message"].update(role="user"),
+        # text only and unbound: a user-role message holding a tool change would fit
+        # DM_TOOL_CHANGE_NOT_DEVELOPER as well (issue 21 C)
+        "not-developer-role": (lambda e: (e["data"].pop("headerSeq"), e["data"]["message"].update(
+            role="user", content=[{"type": "text", "text": "x"}])),
                                "DM_ROLE_MISMATCH"),
     }
     for label, (mutate, code) in bad_events.items():
@@ -125,14 +128,17 @@ def _required_fields(f: VectorFile) -> None:
     for label, mutate in {
         "turn": lambda d: d.pop("turn"),
         "step": lambda d: d.pop("step"),
-        "message": lambda d: d.pop("message"),
-        "content": lambda d: d["message"].pop("content"),
-        "content-not-array": lambda d: d["message"].update(content={"type": "tool-addition"}),
+        # issue 21 C: without its message or content array the event has no additions to
+        # tell, so a headerSeq beside them would fit DM_HEADER_SEQ_UNEXPECTED as well: none
+        "message": lambda d: (d.pop("headerSeq"), d.pop("message")),
+        "content": lambda d: (d.pop("headerSeq"), d["message"].pop("content")),
+        "content-not-array": lambda d: (d.pop("headerSeq"), d["message"].update(
+            content={"type": "text", "text": "x"})),
         "turn-not-integer": lambda d: d.update(turn="1"),
         "toolname": lambda d: d["message"]["content"][0].pop("toolName"),
-        "toolname-empty": lambda d: d["message"]["content"][0].update(toolName=""),
-        "toolname-not-string": lambda d: d["message"]["content"][0].update(toolName=["search"]),
         "removal-toolname": lambda d: d["message"]["content"].append({"type": "tool-removal"}),
+        "removal-toolname-empty": lambda d: d["message"]["content"].append(
+            {"type": "tool-removal", "toolName": ""}),
     }.items():
         log, h = _fresh()
         log.dev(add("search"), header_seq=h)
@@ -140,6 +146,18 @@ def _required_fields(f: VectorFile) -> None:
         f.admit_error(f"dm-required-{label}", ["DM-027"],
                       f"A required developer field is missing or ill-typed ({label}).",
                       log, "DM_MALFORMED")
+    # issue 21 C: an addition's toolName that is present but empty or not a string is
+    # malformed (DM-027) and names a tool the bound header does not define (DM-007) alike
+    for label, name in (("toolname-empty", ""), ("toolname-not-string", ["search"])):
+        log, h = _fresh()
+        log.dev(add("search"), header_seq=h)
+        log.lines[-1]["data"]["message"]["content"][0]["toolName"] = name
+        f.admit_either(f"dm-required-{label}", ["DM-027", "DM-D001"],
+                       f"A required developer field is ill-typed ({label}): DM_MALFORMED; the "
+                       "bound header has no schema of that name either, so "
+                       "DM_DEFINITION_MISSING is accepted too (DM-D001).", log,
+                       codes=("DM_MALFORMED", "DM_DEFINITION_MISSING"),
+                       checks={"outcome": "DM-027", "error-code": "DM-D001"})
 
 
 def _extra_fields(f: VectorFile) -> None:
@@ -158,8 +176,9 @@ def _extra_fields(f: VectorFile) -> None:
                   log, "DM_MALFORMED")
 
     log, h = _fresh()
-    log.dev(add("search"), header_seq=h, message_extra={"developer": True, "trueRole": "developer"})
-    log.lines[-1]["data"]["message"]["role"] = "user"
+    log.dev({"type": "text", "text": "x"},
+            message_extra={"developer": True, "trueRole": "developer"})
+    log.lines[-1]["data"]["message"]["role"] = "user"  # text only: no tool change in it
     f.admit_error("dm-extra-fields-do-not-make-a-developer", ["DM-029", "DM-036"],
                   "The developer/message's message has role user; extra fields claiming a "
                   "developer role do not change that.", log, "DM_ROLE_MISMATCH")

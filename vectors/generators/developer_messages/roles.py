@@ -85,8 +85,10 @@ def _role_mismatch(f: VectorFile) -> None:
     """A developer/message whose message has another role."""
     for role in ("user", "system", "assistant"):
         log = Log().open()
-        h = log.header(SEARCH_V1)
-        log.dev(add("search"), header_seq=h)
+        log.header(SEARCH_V1)
+        # issue 21 C: text only, so no tool-change block sits in a message of an ordinary role
+        # (DM_TOOL_CHANGE_NOT_DEVELOPER would fit as well)
+        log.dev({"type": "text", "text": "x"})
         log.lines[-1]["data"]["message"]["role"] = role
         f.admit_error(f"dm-slot-holds-{role}-role", ["DM-036"],
                       f"A developer/message carries a {role}-role message.", log,

@@ -259,7 +259,12 @@ def _outside_developer(f: VectorFile) -> None:
     for role, label in (("user", "user"), ("assistant", "assistant")):
         history_ = [SYSTEM, text("user", "hi"),
                     {"role": role, "content": [{"type": "text", "text": "x"}, add("search")]}]
+        # issue 21 C: a block with no wire form (UNSUPPORTED_CONTENT) and a tool change outside
+        # a developer message (DM_TOOL_CHANGE_NOT_DEVELOPER): both codes' definitions fit
         f.case(f"dm-wire-tool-change-in-{label}-message", ["DM-043"],
                f"A tool-addition block inside a {label} message has no wire form outside a "
-               "developer message.",
-               {"history": history_, "tools": TOOLS}, {REQUEST: err("UNSUPPORTED_CONTENT")})
+               "developer message: UNSUPPORTED_CONTENT, or DM_TOOL_CHANGE_NOT_DEVELOPER (a "
+               "tool-change block in an ordinary message).",
+               {"history": history_, "tools": TOOLS},
+               {REQUEST: {"alternatives": [err("UNSUPPORTED_CONTENT"),
+                                           err("DM_TOOL_CHANGE_NOT_DEVELOPER")]}})
