@@ -155,3 +155,17 @@ FILE.charge({
     "mp-answer-no-runtime-tracing": "MP-D019", "mp-answer-no-provider-debug-logs": "MP-D019",
     "mp-answer-no-unfiltered-reasoning": "MP-100", "mp-answer-no-repeated-final-text": "MP-104",
 })
+
+# The answer's segments are exactly what each SHOULD of the final-answer boundary keeps out
+# ("SHOULD NOT 包含原始工具日志、队列事件、未过滤推理、runtime tracing"; provider debug logs and
+# the repeated streamed text are 默认不允许); every difference there is the MUST's too (MP-D019,
+# MP-100, MP-104, or the answer text itself), which keeps the whole turn.
+SEGMENTS = "/turns/0/segments"
+FILE.evidence({
+    "mp-answer-no-raw-tool-logs": {"answer": {SEGMENTS: "MP-051"}},
+    "mp-answer-no-queue-events": {"answer": {SEGMENTS: "MP-052"}},
+    "mp-answer-no-unfiltered-reasoning": {"answer": {SEGMENTS: "MP-053"}},
+    "mp-answer-no-runtime-tracing": {"answer": {SEGMENTS: "MP-054"}},
+    "mp-answer-no-repeated-final-text": {"answer": {SEGMENTS: "MP-071"}},
+    "mp-answer-no-provider-debug-logs": {"answer": {SEGMENTS: "MP-073"}},
+})

@@ -273,3 +273,13 @@ FILE.charge({
         "parts": "MP-103", "answer": "MP-018", "project": "MP-018"},
     "mp-kind-evidence-ref-entries": "MP-019", "mp-kind-all-eleven-typed-in-order": "MP-001",
 })
+
+# The reasoning kept out of the answer is MP-053's evidence (reasoning in the answer is also
+# MP-100's MUST, so the whole answer stays the kind's MUST's); the detail hidden when the view
+# says nothing is MP-D010's default ("both default false").
+FILE.evidence({
+    "mp-kind-reasoning-summary-collapsed": {"answer": {"/turns/0/segments": "MP-053"}},
+    "mp-kind-reasoning-detail-hidden-by-default": {
+        "answer": {"/turns/0/segments": "MP-053"},
+        "project": {"/turns/0/items/1/display": "MP-D010"}},
+})
