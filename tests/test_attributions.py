@@ -90,3 +90,30 @@ def test_usage_dropped_on_read_fails_the_may_only():
 
     judgment, _ = judge(_Edited(drop_usage), case, exp)
     assert judgment.failed_rules == ("CFP-007",)
+
+
+def _reordered(order: list[str]) -> Any:
+    def edit(value: Any) -> None:
+        parts = {p["id"]: p for p in value["turns"][0]["parts"]}
+        value["turns"][0]["parts"] = [parts[i] for i in order]
+    return edit
+
+
+def test_reasoning_moved_after_the_last_text_fails_the_arrival_order_only():
+    """MP-031 (MUST) forbids hoisting the reasoning to the top; a1, a2, r1 keeps it after the
+    text it followed, so only MP-030's arrival order (SHOULD) fails."""
+    case = _case("mp-order-reasoning-not-hoisted")
+    exp = next(e for e in case.expect if e.operation == "message-parts.parts")
+    judgment, _ = judge(_Edited(_reordered(["u1", "a1", "a2", "r1"])), case, exp)
+    assert judgment.failed_rules == ("MP-030",)
+    judgment, _ = judge(_Edited(_reordered(["u1", "r1", "a1", "a2"])), case, exp)
+    assert set(judgment.failed_rules) == {"MP-030", "MP-031"}
+
+
+def test_tools_moved_to_the_front_fail_the_arrival_order_only():
+    case = _case("mp-order-tools-not-pushed-to-end")
+    exp = next(e for e in case.expect if e.operation == "message-parts.parts")
+    judgment, _ = judge(_Edited(_reordered(["u1", "c1", "res1", "a1", "a2"])), case, exp)
+    assert judgment.failed_rules == ("MP-030",)
+    judgment, _ = judge(_Edited(_reordered(["u1", "a1", "a2", "c1", "res1"])), case, exp)
+    assert set(judgment.failed_rules) == {"MP-030", "MP-032"}
