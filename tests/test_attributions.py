@@ -56,40 +56,38 @@ class _Edited(InProcessTarget):
         return type(result)(value)  # type: ignore[call-arg]
 
 
+def _failed(case_id: str, operation: str, edit: Any) -> set[str]:
+    """The rules whose checks fail when the reference's output for ``case_id`` is edited."""
+    case = _case(case_id)
+    exp = next(e for e in case.expect if e.operation == operation)
+    judgment, _ = judge(_Edited(edit), case, exp)
+    return set(judgment.failed_rules)
+
+
 def test_a_part_nested_in_the_musts_output_fails_the_should_and_the_must():
     """A tool log in the answer is MP-D019's (MUST) and MP-051's (SHOULD) both."""
-    case = _case("mp-answer-no-raw-tool-logs")
-    exp = next(e for e in case.expect if e.operation == "message-parts.answer")
-
     def leak(value: Any) -> None:
         value["turns"][0]["segments"].append({"part": "log", "text": "retrying socket"})
 
-    judgment, _ = judge(_Edited(leak), case, exp)
-    assert set(judgment.failed_rules) == {"MP-D019", "MP-051"}
+    assert _failed("mp-answer-no-raw-tool-logs", "message-parts.answer", leak) == {
+        "MP-D019", "MP-051"}
 
 
 def test_a_branch_keeping_another_mode_fails_mp092_and_the_decision():
-    case = _case("mp-branch-keeps-user-context-mode-artifacts")
-    exp = next(e for e in case.expect if e.operation == "message-parts.branches")
-
     def other_mode(value: Any) -> None:
         value["turns"][1]["mode"] = "default"
 
-    judgment, _ = judge(_Edited(other_mode), case, exp)
-    assert set(judgment.failed_rules) == {"MP-D018", "MP-092"}
+    assert _failed("mp-branch-keeps-user-context-mode-artifacts", "message-parts.branches",
+                   other_mode) == {"MP-D018", "MP-092"}
 
 
 def test_usage_dropped_on_read_fails_the_may_only():
     """CFP-007: usage may be retained and no comparison depends on it."""
-    case = _case("cfp-read-full-session")
-    exp = next(e for e in case.expect if e.operation == "session.read")
-
     def drop_usage(value: Any) -> None:
         for event in value["events"]:
             event.get("data", {}).pop("usage", None)
 
-    judgment, _ = judge(_Edited(drop_usage), case, exp)
-    assert judgment.failed_rules == ("CFP-007",)
+    assert _failed("cfp-read-full-session", "session.read", drop_usage) == {"CFP-007"}
 
 
 def _reordered(order: list[str]) -> Any:
@@ -102,18 +100,12 @@ def _reordered(order: list[str]) -> Any:
 def test_reasoning_moved_after_the_last_text_fails_the_arrival_order_only():
     """MP-031 (MUST) forbids hoisting the reasoning to the top; a1, a2, r1 keeps it after the
     text it followed, so only MP-030's arrival order (SHOULD) fails."""
-    case = _case("mp-order-reasoning-not-hoisted")
-    exp = next(e for e in case.expect if e.operation == "message-parts.parts")
-    judgment, _ = judge(_Edited(_reordered(["u1", "a1", "a2", "r1"])), case, exp)
-    assert judgment.failed_rules == ("MP-030",)
-    judgment, _ = judge(_Edited(_reordered(["u1", "r1", "a1", "a2"])), case, exp)
-    assert set(judgment.failed_rules) == {"MP-030", "MP-031"}
+    case, op = "mp-order-reasoning-not-hoisted", "message-parts.parts"
+    assert _failed(case, op, _reordered(["u1", "a1", "a2", "r1"])) == {"MP-030"}
+    assert _failed(case, op, _reordered(["u1", "r1", "a1", "a2"])) == {"MP-030", "MP-031"}
 
 
 def test_tools_moved_to_the_front_fail_the_arrival_order_only():
-    case = _case("mp-order-tools-not-pushed-to-end")
-    exp = next(e for e in case.expect if e.operation == "message-parts.parts")
-    judgment, _ = judge(_Edited(_reordered(["u1", "c1", "res1", "a1", "a2"])), case, exp)
-    assert judgment.failed_rules == ("MP-030",)
-    judgment, _ = judge(_Edited(_reordered(["u1", "a1", "a2", "c1", "res1"])), case, exp)
-    assert set(judgment.failed_rules) == {"MP-030", "MP-032"}
+    case, op = "mp-order-tools-not-pushed-to-end", "message-parts.parts"
+    assert _failed(case, op, _reordered(["u1", "c1", "res1", "a1", "a2"])) == {"MP-030"}
+    assert _failed(case, op, _reordered(["u1", "a1", "a2", "c1", "res1"])) == {"MP-030", "MP-032"}
