@@ -64,10 +64,10 @@ case("mp-order-tools-not-pushed-to-end", ["MP-032", "MP-030", "MP-060", "MP-061"
          x_text("a2", "Oslo is clear today.")])),
      answer=answer_out(answer_turn("t1", "completed", [
          seg("a1", "I'll check the weather. "), seg("a2", "Oslo is clear today.")])),
-     # the answer's text is MP-011's (MUST); the explanation before the tool and the conclusion
-     # after it are MP-060's and MP-061's (MAY) inside it
      # In the parts, arrival order is MP-030's (SHOULD: tools moved to the front fail it only);
-     # MP-032 (MUST) is the conclusion last, after the tools, inside it.
+     # MP-032 (MUST) is the conclusion last, after the tools, inside it. The answer's text is
+     # MP-011's (MUST); the explanation before the tool and the conclusion after it are MP-060's
+     # and MP-061's (MAY) inside it.
      checks={"parts": {"outcome": "MP-032", "output": "MP-032", "output:/turns/0/parts": "MP-030",
                        "output:/turns/0/parts/4": "MP-032"},
              "answer": {"outcome": "MP-011", "output": "MP-011", "output:/turns": "MP-011",
