@@ -12,6 +12,7 @@ from __future__ import annotations
 import base64
 import copy
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -374,3 +375,33 @@ def test_a_wire_rejection_is_invalid_history_exactly_when_the_history_is_malform
         {"history": case.input["history"]})))
     accepted = _accepted_codes(expectation)
     assert ("INVALID_HISTORY" in accepted) == malformed
+def _first_event_seq(case: Case) -> Any:
+    log = case.input.get("log") if isinstance(case.input, dict) else None
+    if not isinstance(log, str) or len(lines := log.split("\n")) < 2:
+        return 0
+    try:
+        first = json.loads(lines[1])
+    except ValueError:
+        return 0
+    return first.get("seq", 0) if isinstance(first, dict) else 0
+
+
+def _rejected_at_line(case: Case) -> int:
+    """The line the reference rejects the case's log on (0 when it does not say)."""
+    for expectation in case.expect:
+        if _rejects(expectation):
+            try:
+                OPERATIONS[expectation.operation](copy.deepcopy(case.input))
+            except TckError as err:
+                found = re.search(r"line (\d+)", str(err))
+                return int(found.group(1)) if found else 0
+    return 0
+
+
+def test_an_invalid_log_whose_defect_is_past_its_first_event_numbers_events_from_0():
+    """CFP-D003 accepts a reader requiring seq 0 (the source runtime's: seq is the row index), so
+    a log starting at seq 1 holds a second defect for it, met on line 2 before the cited one
+    (issue 21 C). The cases whose subject is the first seq (CFP-D003) are the exception."""
+    late = [c.id for c in CASES.values() if _first_event_seq(c) != 0
+            and "CFP-D003" not in c.rules and _rejected_at_line(c) >= 2]
+    assert late == []

@@ -82,14 +82,23 @@ case("mp-answer-citation-not-evidence-payload", ["MP-055", "MP-075", "MP-063"],
                   label="unit tests", pack=PACK),
       *text_part("a1", "All tests pass."), cite("ev-7"), end()],
      answer=answer_out(answer_turn("t1", "completed", [seg("a1", "All tests pass.")],
-                                   citations=["ev-7"])))
+                                   citations=["ev-7"])),
+     # the payload kept out of the answer text is MP-055's; the citation carrying the id only
+     # MP-075's, and within it the citation by evidence id MP-063's (MAY)
+     checks={"answer": {"outcome": "MP-055", "output": "MP-055",
+                        "output:/turns/0/citations": "MP-075",
+                        "output:/turns/0/citations/0": "MP-063"}})
 
 case("mp-answer-artifact-link", ["MP-062", "MP-086"],
      "The answer links to the turn's artifact by id; the artifact stays in its own part.",
      [start(), ps("ar1", "artifact_ref", artifact="art-9", title="Migration plan"),
       *text_part("a1", "Plan attached."), link("art-9"), end()],
      answer=answer_out(answer_turn("t1", "completed", [seg("a1", "Plan attached.")],
-                                   links=["art-9"])))
+                                   links=["art-9"])),
+     # the answer links by id, never with the artifact's content (MP-062, MAY, the whole
+     # answer); the artifact kept out of the answer text is MP-086's (SHOULD) inside it
+     checks={"answer": {"outcome": "MP-086", "output": "MP-062", "output:/turns": "MP-062",
+                        "output:/turns/0/segments": "MP-086"}})
 
 case("mp-answer-next-steps-belong-to-the-answer", ["MP-064", "MP-102", "MP-050"],
      "Next steps written as answer text are in the answer; the pending approval is a call to "
@@ -100,7 +109,13 @@ case("mp-answer-next-steps-belong-to-the-answer", ["MP-064", "MP-102", "MP-050"]
      answer=answer_out(answer_turn("t1", "active", [
          seg("a1", "Next: review the diff, then approve the migration.")])),
      project=project_out("active", ("t1", "active", [
-         OK_USER, item("a1", "message", "answer"), item("act1", "task", "cta")])))
+         OK_USER, item("a1", "message", "answer"), item("act1", "task", "cta")])),
+     # the pending action is never answer text (MP-102, MUST, the whole answer and view); inside
+     # the answer, every assistant text (MP-050, SHOULD), and the next steps among it (MP-064)
+     checks={"answer": {"outcome": "MP-102", "output": "MP-102", "output:/turns": "MP-102",
+                        "output:/turns/0/segments": "MP-050",
+                        "output:/turns/0/segments/0/text": "MP-064"},
+             "project": {"outcome": "MP-102", "output": "MP-102"}})
 
 case("mp-answer-no-repeated-final-text", ["MP-071", "MP-104", "MP-080"],
      "A final payload repeating the streamed text leaves the text in the answer once.",
@@ -154,4 +169,18 @@ FILE.charge({
     "mp-answer-no-raw-tool-logs": "MP-D019", "mp-answer-no-queue-events": "MP-D019",
     "mp-answer-no-runtime-tracing": "MP-D019", "mp-answer-no-provider-debug-logs": "MP-D019",
     "mp-answer-no-unfiltered-reasoning": "MP-100", "mp-answer-no-repeated-final-text": "MP-104",
+})
+
+# The answer's segments are exactly what each SHOULD of the final-answer boundary keeps out
+# ("SHOULD NOT 包含原始工具日志、队列事件、未过滤推理、runtime tracing"; provider debug logs and
+# the repeated streamed text are 默认不允许); every difference there is the MUST's too (MP-D019,
+# MP-100, MP-104, or the answer text itself), which keeps the whole turn.
+SEGMENTS = "/turns/0/segments"
+FILE.evidence({
+    "mp-answer-no-raw-tool-logs": {"answer": {SEGMENTS: "MP-051"}},
+    "mp-answer-no-queue-events": {"answer": {SEGMENTS: "MP-052"}},
+    "mp-answer-no-unfiltered-reasoning": {"answer": {SEGMENTS: "MP-053"}},
+    "mp-answer-no-runtime-tracing": {"answer": {SEGMENTS: "MP-054"}},
+    "mp-answer-no-repeated-final-text": {"answer": {SEGMENTS: "MP-071"}},
+    "mp-answer-no-provider-debug-logs": {"answer": {SEGMENTS: "MP-073"}},
 })

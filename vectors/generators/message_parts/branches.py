@@ -138,3 +138,10 @@ case("mp-branch-while-running", ["MP-D016"],
 # A sibling's evidence or artifact is MP-D011's (MUST) to refuse; MP-094/095 never fail it.
 FILE.charge({"mp-branch-cannot-cite-sibling-evidence": "MP-D011",
              "mp-branch-cannot-link-sibling-artifact": "MP-D011"})
+
+# What the branch keeps and owns, each part charged to the SHOULD that names it ("Branches
+# SHOULD 保留用户消息、selected context、mode"; "每个 assistant branch SHOULD 有自己的 process 和
+# evidence refs"); MP-D018 (MUST) copies and owns all of them, so it keeps the whole turns list.
+FILE.evidence({"mp-branch-keeps-user-context-mode-artifacts": {"branches": {
+    "/turns/1/user": "MP-090", "/turns/1/context": "MP-091", "/turns/1/mode": "MP-092",
+    "/turns/1/process": "MP-094", "/turns/1/evidence": "MP-095"}}})

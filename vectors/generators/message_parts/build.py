@@ -261,6 +261,21 @@ class VectorFile:
                 second = "error-code" if "error" in expectation else "output"
                 expectation.setdefault("checks", {"outcome": rule, second: rule})
 
+    def evidence(self, attribution: dict[str, dict[str, dict[str, str]]]) -> None:
+        """Charge named parts of a charged output (case id -> operation -> JSON pointer -> rule)
+        to the rule whose evidence each part is exactly (a SHOULD or MAY the output's MUST
+        implies). The output's rule keeps the whole of it as the named part ``/turns``, so a
+        part is compared twice: on its own for its rule, and inside ``/turns`` for the MUST, and
+        a MUST violation there is never charged only to the SHOULD (vectors/README.md "Checks").
+        Name only parts in which every difference is the MUST's too."""
+        unknown = set(attribution) - {c["id"] for c in self.cases}
+        assert not unknown, f"no such case in {self.name}: {sorted(unknown)}"
+        for c in self.cases:
+            for op, parts in attribution.get(c["id"], {}).items():
+                checks = c["expect"][f"message-parts.{op}"]["checks"]
+                checks["output:/turns"] = checks["output"]
+                checks.update({f"output:{pointer}": rule for pointer, rule in parts.items()})
+
     def document(self) -> dict[str, Any]:
         return {"family": FAMILY, "description": self.description, "cases": self.cases}
 

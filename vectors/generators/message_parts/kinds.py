@@ -143,7 +143,20 @@ case("mp-kind-tool-call-and-result", ["MP-015", "MP-016", "MP-083", "MP-070", "M
      answer=answer_out(answer_turn("t1", "completed", [seg("a1", "It is 42.")])),
      project=project_out("idle", ("t1", "completed", [
          OK_USER, item("c1", "timeline", "collapsed"), item("res1", "timeline", "collapsed"),
-         item("a1", "message", "answer")])))
+         item("a1", "message", "answer")])),
+     # Each part to its kind's MUST (MP-015 the call, MP-016 the result), the result's output to
+     # MP-101 ("kept whole in its tool_result part") inside it, the input kept in its part to
+     # MP-083 (SHOULD) inside the call. The answer holds no tool output: MP-101 and MP-016 (MUST)
+     # both say so, and MP-070 (SHOULD) of the text, each charged on its own.
+     checks={"parts": {"outcome": "MP-015", "output": "MP-101",
+                       "output:/turns/0/parts/1": "MP-015", "output:/turns/0/parts/2": "MP-016",
+                       "output:/turns/0/parts/1/input": "MP-083",
+                       "output:/turns/0/parts/2/output": "MP-101"},
+             "answer": {"outcome": "MP-101", "output": "MP-101", "output:/turns": "MP-101",
+                        "output:/turns/0": "MP-016", "output:/turns/0/segments": "MP-070"},
+             "project": {"outcome": "MP-101", "output": "MP-101",
+                         "output:/turns/0/items/1": "MP-015",
+                         "output:/turns/0/items/2": "MP-016"}})
 
 APPROVAL = {"tool": "write_file", "path": "./out/report.md", "bytes": 5120}
 case("mp-kind-action-required-pending", ["MP-017", "MP-102", "MP-085", "MP-074", "MP-D008"],
@@ -272,4 +285,14 @@ FILE.charge({
     "mp-kind-action-required-pending": "MP-017", "mp-kind-artifact-ref-card": {
         "parts": "MP-103", "answer": "MP-018", "project": "MP-018"},
     "mp-kind-evidence-ref-entries": "MP-019", "mp-kind-all-eleven-typed-in-order": "MP-001",
+})
+
+# The reasoning kept out of the answer is MP-053's evidence (reasoning in the answer is also
+# MP-100's MUST, so the whole answer stays the kind's MUST's); the detail hidden when the view
+# says nothing is MP-D010's default ("both default false").
+FILE.evidence({
+    "mp-kind-reasoning-summary-collapsed": {"answer": {"/turns/0/segments": "MP-053"}},
+    "mp-kind-reasoning-detail-hidden-by-default": {
+        "answer": {"/turns/0/segments": "MP-053"},
+        "project": {"/turns/0/items/1/display": "MP-D010"}},
 })

@@ -42,9 +42,14 @@ case("mp-order-reasoning-not-hoisted", ["MP-031", "MP-030"],
          x_text("a2", "It is 42.")])),
      project=project_out("idle", ("t1", "completed", [
          OK_USER, item("a1", "message", "answer"), item("r1", "timeline", "collapsed"),
-         item("a2", "message", "answer")])))
+         item("a2", "message", "answer")])),
+     # Arrival order is MP-030's (SHOULD): a1, a2, r1 keeps the reasoning after the text and
+     # fails MP-030 only. MP-031 (MUST) is the answer text first, not the reasoning, inside it.
+     checks={op: {"outcome": "MP-031", "output": "MP-031", f"output:/turns/0/{key}": "MP-030",
+                  f"output:/turns/0/{key}/1": "MP-031"}
+             for op, key in (("parts", "parts"), ("project", "items"))})
 
-case("mp-order-tools-not-pushed-to-end", ["MP-032", "MP-030", "MP-060", "MP-061"],
+case("mp-order-tools-not-pushed-to-end", ["MP-032", "MP-030", "MP-060", "MP-061", "MP-011"],
      "A tool call and its result that arrive between two answer texts stay between them: "
      "tool rows are not pushed to the end; the explanation before and the conclusion after "
      "are both in the answer.",
@@ -58,7 +63,16 @@ case("mp-order-tools-not-pushed-to-end", ["MP-032", "MP-030", "MP-060", "MP-061"
          x_result("res1", "c1", '{"sky": "clear"}', final="final_only"),
          x_text("a2", "Oslo is clear today.")])),
      answer=answer_out(answer_turn("t1", "completed", [
-         seg("a1", "I'll check the weather. "), seg("a2", "Oslo is clear today.")])))
+         seg("a1", "I'll check the weather. "), seg("a2", "Oslo is clear today.")])),
+     # In the parts, arrival order is MP-030's (SHOULD: tools moved to the front fail it only);
+     # MP-032 (MUST) is the conclusion last, after the tools, inside it. The answer's text is
+     # MP-011's (MUST); the explanation before the tool and the conclusion after it are MP-060's
+     # and MP-061's (MAY) inside it.
+     checks={"parts": {"outcome": "MP-032", "output": "MP-032", "output:/turns/0/parts": "MP-030",
+                       "output:/turns/0/parts/4": "MP-032"},
+             "answer": {"outcome": "MP-011", "output": "MP-011", "output:/turns": "MP-011",
+                        "output:/turns/0/segments/0": "MP-060",
+                        "output:/turns/0/segments/1": "MP-061"}})
 
 RUNNING = [start(), ps("r1", "reasoning_summary"), d("r1", "I need the wea"),
            ps("c1", "tool_call", name="weather"), d("c1", '{"city": "Os'),
@@ -74,7 +88,16 @@ case("mp-order-running-turn-interleaves", ["MP-105", "MP-033", "MP-035", "MP-030
      project=project_out("active", ("t1", "active", [
          OK_USER, item("r1", "inline", "live"), item("c1", "inline", "live"),
          item("a1", "message", "answer")])),
-     answer=answer_out(answer_turn("t1", "active", [seg("a1", "Checking Oslo")])))
+     answer=answer_out(answer_turn("t1", "active", [seg("a1", "Checking Oslo")])),
+     # The parts keep arrival order (MP-030, SHOULD: no MUST governs the parts list's order);
+     # what is shown is MP-105's interleaving, MP-033's inline projection and MP-035's live body.
+     checks={"parts": {"outcome": "MP-030", "output": "MP-030"},
+             "project": {"outcome": "MP-105", "output": "MP-105",
+                         "output:/turns/0/items/1/projection": "MP-033",
+                         "output:/turns/0/items/2/projection": "MP-033",
+                         "output:/turns/0/items/1/display": "MP-035",
+                         "output:/turns/0/items/2/display": "MP-035"},
+             "answer": {"outcome": "MP-105", "output": "MP-105"}})
 
 case("mp-order-status-artifact-evidence-in-place", ["MP-030"],
      "runtime_status, artifact_ref and evidence_ref keep their arrival places among the "
@@ -88,9 +111,3 @@ case("mp-order-status-artifact-evidence-in-place", ["MP-030"],
          x_user(), x_status("s1", "Process", "Drafting"), x_text("a1", "Draft below. "),
          x_artifact("ar1", "art-d", "Draft"), x_evidence("ev1", "ev-d", "replay"),
          x_text("a2", "Review it.")])))
-
-# The one MUST each case bears on (MP-030, a SHOULD, never fails a MUST).
-FILE.charge({
-    "mp-order-reasoning-not-hoisted": "MP-031",
-    "mp-order-tools-not-pushed-to-end": {"parts": "MP-032"},
-})

@@ -115,3 +115,8 @@ case("mp-view-finished-facts-once-in-running-turn",
 # the answer view is MP-106's; the projection's folding is MP-036's (the archive, MP-034, a MAY)
 FILE.charge({"mp-view-completed-turn-folds-into-archive": {"answer": "MP-106",
                                                            "project": "MP-036"}})
+
+# The completed turn's process parts in the timeline archive are MP-034's (MAY) permission;
+# MP-106 and MP-D008 (MUST) require it too, so MP-036 keeps the whole projection.
+FILE.evidence({"mp-view-completed-turn-folds-into-archive": {"project": {
+    "/turns/0/items/1/projection": "MP-034", "/turns/0/items/2/projection": "MP-034"}}})
