@@ -66,15 +66,17 @@ def _unpaired_ids(messages: tuple[model.Message, ...]) -> set[str]:
 def _sendable(message: model.Message, dialect: str) -> bool:
     """Must the wire carry ``message`` as a message, on every reading? Generous: a block some
     reading may leave out (an image, BO-D006, a SHOULD; a plugin block; user reasoning and tool
-    calls, BO-001/BO-002) does not count, nor does a system or developer message on Messages (an
-    update needs a turn before it; the head is the top-level system prompt)."""
+    calls, BO-001/BO-002; whitespace-only text, which the Messages API refuses when alone) does
+    not count, nor does a system or developer message on Messages (an update needs a turn
+    before it; the head is the top-level system prompt)."""
     if message.role == "tool":
         return True
+    texts = [b.text for b in message.content if isinstance(b, Text) and b.text.strip()]
     if message.role in {"system", "developer"}:
-        return dialect == OPENAI and any(isinstance(b, Text) and b.text for b in message.content)
+        return dialect == OPENAI and bool(texts)
+    if texts:
+        return True
     for block in message.content:
-        if isinstance(block, Text) and block.text:
-            return True
         if message.role == "assistant" and (isinstance(block, ToolCall) or (
                 isinstance(block, Reasoning) and dialect == ANTHROPIC)):
             return True
