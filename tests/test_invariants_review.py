@@ -193,3 +193,20 @@ def test_a_resumed_request_without_messages_fails_cfp_025_not_the_should():
     found = resume_invariants.resume_openai(GIVEN, {"messages": []})
     assert _rules(found) == ["CFP-025"]
     assert _rules(resume_invariants.resume_anthropic(GIVEN, {"messages": []})) == ["CFP-024"]
+
+
+def test_a_wire_output_that_is_not_a_request_is_errored_not_passed():
+    """A body the predicates cannot read was a pass ("no problem found"): it is errored now,
+    for the serializers and the wire resumes alike; a readable body is still judged."""
+    given = {"history": [_c("user", _text("hi"))]}
+    for op, output in (("anthropic.serialize", {"messages": "hi"}),
+                       ("openai.serialize", ["not", "a", "body"]),
+                       ("anthropic.serialize", {"messages": [{"content": []}]}),
+                       ("session.resume-anthropic", {"messages": None}),
+                       ("session.resume-openai", "text")):
+        given_input = GIVEN if op.startswith("session") else given
+        checks = list(check_output(op, given_input, output))
+        assert checks and {c.status for c in checks} == {"errored"}, op
+        assert all(c.message.startswith("cannot check the output") for c in checks), op
+    reference = SERIALIZE_OPS["anthropic.serialize"](given)
+    assert {c.status for c in check_output("anthropic.serialize", given, reference)} == {"pass"}

@@ -11,7 +11,8 @@ historical message sequence"; the source runtime's serializer refuses such a his
 than repairing it, packages/llm/llm-deepseek/src/serialize.ts):
 
 * not at all when the input is not a canonical serialize input (the implementation should have
-  rejected it; BO-D007 judges that);
+  rejected it; BO-D007 judges that); an output that is not a request body cannot be checked
+  (:class:`CannotCheck`: the check is ``errored``, the comparison fails the output);
 * a predicate is suspended when the input history already has the defect an output passing it
   through would repeat (:func:`history_defects`, keys of
   :data:`reference_impl.wire.validity.SUSPENSIONS`): tool calls and results that do not pair
@@ -39,6 +40,19 @@ from agent_tck.reference_impl.wire.dialects import ANTHROPIC, OPENAI
 #: (rule_id, check_name, message), the shape of an invariant's finding
 Finding = tuple[str, str, str]
 CHECK_PREFIX: Final = "invariant:"
+
+
+class CannotCheck(Exception):
+    """The output is not something the invariant can judge (not a request body, not a history
+    at all): harness/run/invariants.py reports the check ``errored``, "cannot check the
+    output", never passed and never a failure of the rule (the comparison judges the shape)."""
+
+
+def judged(dialect: str, body: Any) -> Any:
+    """``body``, when the predicates can read it (else :class:`CannotCheck`)."""
+    if not validity.readable(dialect, body):
+        raise CannotCheck(f"not a {dialect} request body (no messages list of readable messages)")
+    return body
 
 
 def _unpaired_ids(messages: tuple[model.Message, ...]) -> set[str]:
@@ -143,7 +157,7 @@ def _serialize_invariant(dialect: str, given_input: Any, output: Any) -> list[Fi
     except TckError:
         return []  # not a canonical input: the invariant does not apply
     suspend = suspensions(history_defects(request.history), request.history, dialect, output)
-    return findings(validity.problems(dialect, output, suspend))
+    return findings(validity.problems(dialect, judged(dialect, output), suspend))
 
 
 def anthropic_serialize(given_input: Any, output: Any) -> list[Finding]:

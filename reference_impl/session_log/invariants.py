@@ -36,7 +36,7 @@ from typing import Any, Final
 from agent_tck.reference_impl.errors import TckError
 from agent_tck.reference_impl.serialize import invariants as serialize_invariants
 from agent_tck.reference_impl.serialize import model
-from agent_tck.reference_impl.serialize.invariants import Finding
+from agent_tck.reference_impl.serialize.invariants import CannotCheck, Finding
 from agent_tck.reference_impl.serialize.ops import OPERATIONS as SERIALIZERS
 from agent_tck.reference_impl.session_log import ops
 from agent_tck.reference_impl.wire import validity
@@ -51,11 +51,6 @@ OWN_RULE: Final = frozenset({"BO-D011"})
 #: failing one fails CFP-024/025 after all. BO-D011 is a SHOULD because endpoints differ on an
 #: assistant message carrying only reasoning_content; none accepts a request without messages.
 REFUSED_EVERYWHERE: Final = frozenset({"chat-not-empty"})
-
-
-class CannotCheck(Exception):
-    """The output is not something the invariant can judge (harness/run/invariants.py reports
-    the check ``errored``, never passed and never a failure of the rule)."""
 
 
 class _Resumed:
@@ -86,7 +81,7 @@ def _reference(given_input: Any) -> _Resumed | None:
 def _wire_findings(dialect: str, request: Any, resumed: _Resumed,
                    where: str = "") -> list[Finding]:
     suspend = serialize_invariants.suspensions(resumed.defects, resumed.history, dialect, request)
-    problems = validity.problems(dialect, request, suspend)
+    problems = validity.problems(dialect, serialize_invariants.judged(dialect, request), suspend)
     return [finding for p in problems for finding in serialize_invariants.findings(
         [p], rule=None if p.rule in OWN_RULE and p.check not in REFUSED_EVERYWHERE
         else RULES[dialect], where=where)]
@@ -107,7 +102,7 @@ def resume_openai(given_input: Any, output: Any) -> list[Finding]:
 def _request(output: Any) -> dict[str, Any]:
     """A ``session.resume`` output as a serialize input (CannotCheck: not a history at all)."""
     if not isinstance(output, Mapping):
-        raise CannotCheck(f"a session.resume output is an object, not {type(output).__name__}")
+        raise CannotCheck(f"a session.resume output is an object, not a {type(output).__name__}")
     request: dict[str, Any] = {"history": output.get("history")}
     if output.get("tools") is not None:
         request["tools"] = output["tools"]

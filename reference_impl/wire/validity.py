@@ -13,7 +13,8 @@ the provider combines them (equivalence ``merge-turns``), so a request split int
 same-role messages than needed is never refused here.
 
 A body that is not shaped like a request at all gives no problem: the output comparison of a
-vector judges shape; these predicates judge a readable request.
+vector judges shape; these predicates judge a readable request (:func:`readable` tells a
+caller, whose invariant then reports that it cannot check the output, never a pass).
 
 *When a predicate applies* is the caller's business: a serializer is not obliged to repair an
 input history that is itself invalid (note 000: "This does not promise lossless provider input
@@ -399,6 +400,12 @@ def chat_problems(body: Any, suspend: frozenset[str] = frozenset()) -> list[Prob
     if not messages and "chat-not-empty" not in off:
         return [_problem("chat-not-empty", "/messages", "a request without messages")]
     return [*_chat_tool_messages(messages, off), *_chat_assistant_content(messages, off)]
+
+
+def readable(dialect: str, body: Any) -> bool:
+    """Is ``body`` a request these predicates can judge (a messages list of readable messages)?"""
+    messages = _messages_list(body)
+    return messages is not None and (dialect != ANTHROPIC or _turns(messages) is not None)
 
 
 def problems(dialect: str, body: Any, suspend: frozenset[str] = frozenset()) -> list[Problem]:
