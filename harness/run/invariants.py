@@ -127,15 +127,16 @@ def check_output(operation: str, given: Any, output: Any,
                  table: Sequence[Invariant] | None = None) -> Iterator[CheckResult]:
     """One check per invariant registered for ``operation`` (pass when it reports nothing);
     a finding charged to another rule than its invariant's becomes a failed check of that
-    rule. A check function that raises fails its check with the exception named (an
-    invariant that cannot decide never passes)."""
+    rule. A check function that raises makes its check ``errored``, "cannot check the output"
+    with the reason (an invariant that cannot decide never passes, and shows no failure of its
+    rule: an output that is not a history at all, for example, which the comparison fails)."""
     for invariant in for_operation(operation, table):
         name = f"invariant:{invariant.name}"
         try:
             findings = list(invariant.check(given, output))
         except Exception as exc:  # a malformed output the predicate cannot read
-            yield CheckResult(name, invariant.rule, "fail",
-                                 f"cannot check the output: {type(exc).__name__}: {exc}")
+            yield CheckResult(name, invariant.rule, "errored",
+                              f"cannot check the output: {type(exc).__name__}: {exc}")
             continue
         own = [message for rule, _check, message in findings if rule == invariant.rule]
         yield CheckResult(name, invariant.rule, "fail" if own else "pass", "; ".join(own))

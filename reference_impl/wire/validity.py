@@ -13,14 +13,28 @@ the provider combines them (equivalence ``merge-turns``), so a request split int
 same-role messages than needed is never refused here.
 
 A body that is not shaped like a request at all gives no problem: the output comparison of a
-vector judges shape; these predicates judge a readable request.
+vector judges shape; these predicates judge a readable request (:func:`readable` tells a
+caller, whose invariant then reports that it cannot check the output, never a pass).
 
 *When a predicate applies* is the caller's business: a serializer is not obliged to repair an
 input history that is itself invalid (note 000: "This does not promise lossless provider input
 or compatibility for every historical message sequence"). A caller names the predicates that
-do not apply in ``suspend`` (keys of :data:`SUSPENSIONS`);
+do not apply in ``suspend`` (keys of :data:`SUSPENSIONS`; ``tool-pairing:<id>`` narrows the
+pairing suspension to one tool call id, the one the input's defect is about);
 :mod:`reference_impl.serialize.invariants` and :mod:`reference_impl.session_log.invariants`
 decide them from the operation's input.
+
+Whitespace-only text is not judged (review Task 2 F, a decision): the Messages API's documented
+refusal is for *empty* text ("text content blocks must be non-empty"); refusals of a message
+whose text is whitespace only ("text content blocks must contain non-whitespace text") and of a
+final assistant message ending in whitespace ("final assistant content cannot end with trailing
+whitespace") are reported in issue threads (LibreChat-AI/agents#124, which measured that
+``[" ", "real"]`` is accepted; anomalyco/opencode#1295), not documented, and the source
+runtime's serializer sends such text as recorded (user and tool-result text kept when
+``block.text`` is truthy, assistant text as recorded, an update refused only when its joined
+text is empty: packages/llm/llm-deepseek/src/serialize.ts), as BO-007 requires of retained
+input ("same characters (no trimming ...)"). So no reading forces a MUST, and a SHOULD would
+need a rule of its own; whitespace text is accepted.
 
 Pure: nothing here reads files, sockets or clocks, and no argument is modified.
 """
@@ -71,6 +85,9 @@ PREDICATES: Final[tuple[Predicate, ...]] = (
               _TOOL_USE_DOC),
     Predicate("messages-empty-user", ANTHROPIC, "BO-D001",
               "no user turn with empty content", _MESSAGES_DOC),
+    Predicate("messages-not-empty", ANTHROPIC, "BO-D009",
+              "the request has at least one message (the API: \"messages: at least one message "
+              "is required\")", _MESSAGES_DOC),
     Predicate("messages-empty-turn", ANTHROPIC, "BO-D009",
               "no assistant turn (but the last message) or system message with empty content",
               _MESSAGES_DOC),
@@ -84,6 +101,9 @@ PREDICATES: Final[tuple[Predicate, ...]] = (
     Predicate("chat-tool-call-answered", OPENAI, "WA-D002",
               "each tool call of an assistant message that is followed by another message is "
               "answered by a tool message before any message of another role", _CHAT_TOOLS_DOC),
+    Predicate("chat-not-empty", OPENAI, "BO-D011",
+              "the request has at least one message (the API: \"Invalid 'messages': empty "
+              "array. Expected an array with minimum length 1\")", _CHAT_DOC),
     Predicate("chat-assistant-content", OPENAI, "BO-D011",
               "an assistant message has content or tool_calls", _CHAT_DOC),
 )
@@ -93,9 +113,20 @@ BY_KEY: Final = {p.key: p for p in PREDICATES}
 #: a defect of the *input* that an output passing it through would repeat.
 SUSPENSIONS: Final[Mapping[str, tuple[str, ...]]] = {
     # the input's tool calls and results do not pair up (a call unanswered before the next
-    # assistant message, a result without its call, a duplicate id)
+    # assistant message, a result without its call, a duplicate id); ``tool-pairing:<id>``
+    # turns the predicates off for that id alone (review Task 2 E: another pair a serializer
+    # breaks is still caught)
     "tool-pairing": ("messages-tool-result-answers-call", "messages-tool-call-answered",
                      "chat-tool-result-answers-call", "chat-tool-call-answered"),
+    # the input has no message the wire must carry (nothing but system messages, omitted
+    # blocks, empty text, assistant messages with nothing to send): a request without messages
+    # repeats it (review Task 2 C)
+    "no-messages-turn": ("messages-not-empty",),
+    "no-chat-message": ("chat-not-empty",),
+    # an input in-history system update without text: sending it is IHU-D004's defect, which
+    # the case's own checks judge (review Task 2, one defect, one rule; the audit, too, leaves
+    # an empty system message to IHU-D004)
+    "system-update-empty": ("messages-empty-turn:system", "messages-empty-text:system"),
     # an input assistant message without blocks, or with empty text blocks only
     "assistant-empty": ("messages-empty-turn:assistant", "chat-assistant-content"),
     # an input assistant message holding an empty text block
@@ -106,10 +137,19 @@ SUSPENSIONS: Final[Mapping[str, tuple[str, ...]]] = {
 
 
 def _off(suspend: frozenset[str]) -> frozenset[str]:
-    unknown = suspend - set(SUSPENSIONS)
+    """The predicate keys ``suspend`` turns off: ``key`` for the whole request, ``key:<id>``
+    for one tool call id (a suspension named ``tool-pairing:<id>``)."""
+    split = [s.partition(":") for s in suspend]
+    unknown = {name for name, _, _ in split if name not in SUSPENSIONS}
     if unknown:
         raise ValueError(f"unknown suspension(s): {', '.join(sorted(unknown))}")
-    return frozenset(k for s in suspend for k in SUSPENSIONS[s])
+    return frozenset(f"{k}:{arg}" if sep else k
+                     for name, sep, arg in split for k in SUSPENSIONS[name])
+
+
+def _on(off: frozenset[str], key: str, call_id: Any) -> bool:
+    """Does predicate ``key`` judge the pair of ``call_id``?"""
+    return key not in off and f"{key}:{call_id}" not in off
 
 
 def _problem(key: str, pointer: str, message: str) -> Problem:
@@ -183,7 +223,7 @@ def _empty_content(turns: list[_Turn], off: frozenset[str]) -> Iterator[Problem]
             continue
         if turn.role == "user":
             yield _problem("messages-empty-user", turn.pointer, "a user turn with empty content")
-        elif turn.role == "system":
+        elif turn.role == "system" and "messages-empty-turn:system" not in off:
             yield _problem("messages-empty-turn", turn.pointer,
                            "a system message with empty content")
         elif (turn.role == "assistant" and n < len(turns) - 1
@@ -207,7 +247,7 @@ def _empty_text(turns: list[_Turn], off: frozenset[str]) -> Iterator[Problem]:
             elif turn.role == "user":
                 yield _problem("messages-empty-input-text", block.pointer,
                                "an empty text block in user content")
-            elif turn.role == "system" or "messages-empty-text:assistant" not in off:
+            elif f"messages-empty-text:{turn.role}" not in off:
                 yield _problem("messages-empty-text", block.pointer,
                                f"an empty text block in {turn.role} content")
 
@@ -238,7 +278,8 @@ def _tool_results(turns: list[_Turn], off: frozenset[str]) -> Iterator[Problem]:
                 yield _problem("messages-tool-result-first", block.pointer,
                                "a tool_result after another block of its user turn")
             use_id = str(block.value.get("tool_use_id"))
-            if "messages-tool-result-answers-call" in off:
+            if not _on(off, "messages-tool-result-answers-call", use_id):
+                seen.add(use_id)
                 continue
             if use_id in seen:
                 yield _problem("messages-tool-result-answers-call", block.pointer,
@@ -257,6 +298,7 @@ def _calls_answered(turns: list[_Turn], off: frozenset[str]) -> Iterator[Problem
     # judged (the provider continues it).
     if "messages-tool-call-answered" in off:
         return
+    key = "messages-tool-call-answered"
     others = [t for t in turns if t.role != "system"]
     for turn, reply in pairwise(others):
         if turn.role != "assistant":
@@ -264,7 +306,9 @@ def _calls_answered(turns: list[_Turn], off: frozenset[str]) -> Iterator[Problem
         answered = {str(b.value.get("tool_use_id")) for b in reply.blocks
                     if reply.role == "user" and _kind(b.value) == "tool_result"}
         for block in turn.blocks:
-            if _kind(block.value) == "tool_use" and str(block.value.get("id")) not in answered:
+            call_id = str(block.value.get("id"))
+            if _kind(block.value) == "tool_use" and call_id not in answered and (
+                    _on(off, key, call_id)):
                 yield _problem("messages-tool-call-answered", block.pointer,
                                f"tool_use {block.value.get('id')!r} has no tool_result in the "
                                "next user turn")
@@ -277,6 +321,8 @@ def messages_problems(body: Any, suspend: frozenset[str] = frozenset()) -> list[
     turns = _turns(messages) if messages is not None else None
     if turns is None:
         return []
+    if not turns and "messages-not-empty" not in off:
+        return [_problem("messages-not-empty", "/messages", "a request without messages")]
     return [*_empty_content(turns, off), *_empty_text(turns, off), *_tool_results(turns, off),
             *_calls_answered(turns, off)]
 
@@ -310,7 +356,7 @@ def _chat_tool_messages(messages: Sequence[Any], off: frozenset[str]) -> Iterato
             continue
         if message.get("role") == "tool":
             cid = _id(message.get("tool_call_id"))
-            if "chat-tool-result-answers-call" in off:
+            if not _on(off, "chat-tool-result-answers-call", cid):
                 pass
             elif cid in answered:
                 yield _problem("chat-tool-result-answers-call", f"/messages/{i}",
@@ -323,7 +369,7 @@ def _chat_tool_messages(messages: Sequence[Any], off: frozenset[str]) -> Iterato
             continue
         if owner is not None and "chat-tool-call-answered" not in off:
             for cid, k in offered.items():
-                if cid not in answered:
+                if cid not in answered and _on(off, "chat-tool-call-answered", cid):
                     yield _problem("chat-tool-call-answered", f"/messages/{owner}/tool_calls/{k}",
                                    f"tool call {cid!r} has no tool message before /messages/{i}")
         ids = _call_ids(message)
@@ -351,7 +397,15 @@ def chat_problems(body: Any, suspend: frozenset[str] = frozenset()) -> list[Prob
     messages = _messages_list(body)
     if messages is None:
         return []
+    if not messages and "chat-not-empty" not in off:
+        return [_problem("chat-not-empty", "/messages", "a request without messages")]
     return [*_chat_tool_messages(messages, off), *_chat_assistant_content(messages, off)]
+
+
+def readable(dialect: str, body: Any) -> bool:
+    """Is ``body`` a request these predicates can judge (a messages list of readable messages)?"""
+    messages = _messages_list(body)
+    return messages is not None and (dialect != ANTHROPIC or _turns(messages) is not None)
 
 
 def problems(dialect: str, body: Any, suspend: frozenset[str] = frozenset()) -> list[Problem]:
@@ -361,3 +415,26 @@ def problems(dialect: str, body: Any, suspend: frozenset[str] = frozenset()) -> 
     if dialect == OPENAI:
         return chat_problems(body, suspend)
     raise ValueError(f"unknown dialect {dialect!r}")
+
+
+def tool_ids(dialect: str, body: Any) -> set[str]:
+    """Every tool call id a request names (calls and results), as strings: a caller narrowing
+    a pairing suspension to ids checks that the output kept the input's ids."""
+    found: set[str] = set()
+    for message in _messages_list(body) or []:
+        if not isinstance(message, Mapping):
+            continue
+        if dialect == OPENAI:
+            if message.get("role") == "tool":
+                found.add(str(_id(message.get("tool_call_id"))))
+            calls = message.get("tool_calls")
+            found |= {str(_id(c.get("id"))) for c in calls if isinstance(c, Mapping)} if (
+                isinstance(calls, list)) else set()
+            continue
+        content = message.get("content")
+        for block in content if isinstance(content, list) else []:
+            if _kind(block) == "tool_use":
+                found.add(str(block.get("id")))
+            elif _kind(block) == "tool_result":
+                found.add(str(block.get("tool_use_id")))
+    return found
