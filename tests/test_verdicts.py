@@ -119,3 +119,22 @@ def test_the_in_process_reference_observes_bo008_on_user_vectors(tmp_path, capsy
     footer = json.loads((tmp_path / "r" / "results.jsonl").read_text().splitlines()[-1])
     assert footer["rules"]["BO-008"] == "pass"
     assert "does not declare" not in out and "partial (--vectors" in out
+
+
+def test_a_family_whose_called_cases_charge_only_other_families_rules_is_not_declared():
+    # a developer-messages-like case run on a serializer, its checks all charged to BO rules
+    borrowed = CaseResult(1, "c", "chunk-free-persistence", "anthropic.serialize", ("BO-001",),
+                          "pass", "", {}, {}, None, "",
+                          checks=(CheckResult("invariant:provider-request", "BO-001", "pass"),))
+    records = [_case("block-omission", "BO-001", "pass"), _case("block-omission", "BO-002", "pass"),
+               _case("block-omission", "BO-D002", "pass"), borrowed]
+    assert declared_families(FAMILIES, records) == FAMILIES  # without the rules: as before
+    declared = declared_families(FAMILIES, records, RULES)
+    assert declared == ("block-omission",)
+    verdicts = _shaped(records, {}, declared).verdicts
+    assert verdicts["chunk-free-persistence"]["verdict"] == "not declared"
+    assert verdicts["overall"]["verdict"] == "conformant, recommended"
+    # one check of its own rule makes it declared again, and its untested MUSTs count
+    own = CaseResult(1, "c", "chunk-free-persistence", "op", ("CFP-001",), "fail", "", {}, {},
+                     None, "", checks=(CheckResult("output", "CFP-001", "fail"),))
+    assert "chunk-free-persistence" in declared_families(FAMILIES, [*records, own], RULES)

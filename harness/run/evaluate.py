@@ -249,7 +249,7 @@ def footer(header: Header, results: Sequence[CaseResult], baseline: Sequence[Ent
     whose cases all pass now is stale and fails the run."""
     stale = tuple(e.label() for e in stale_entries(results, baseline))
     summary = shape(summarize(header.rules, results), header.rules, header.families,
-                    header.filters, declared_families(header.families, results))
+                    header.filters, declared_families(header.families, results, header.rules))
     code = exit_code(header.rules, results, strict=header.strict, stale=len(stale))
     return summary.footer(finished=now(), exit_code=code, stale_baseline=stale)
 
