@@ -16,8 +16,6 @@ import pytest
 from mitmproxy import http
 from mitmproxy.test import taddons, tflow
 
-from agent_tck.harness.audit import checks
-from agent_tck.harness.audit import rules as wr
 from agent_tck.harness.audit.addon import AgentTckAudit, Tee
 
 KEY = "sk-ant-api03-PLANTEDaddonKEY0123456789"

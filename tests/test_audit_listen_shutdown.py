@@ -202,3 +202,85 @@ def test_kill_9_of_the_command_takes_mitmdump_with_it(tmp_path: Path) -> None:
     assert run.truncated
     with pytest.raises(OSError):  # nobody listens on the port any more
         socket.create_connection(("127.0.0.1", port), timeout=5).close()
+
+
+class AnsweringUpstream(SilentUpstream):
+    """Answers each request head with a small JSON reply (the request has no body to wait
+    for beyond its head in this test's requests)."""
+
+    def _read(self, conn: socket.socket) -> None:
+        data = b""
+        try:
+            while True:
+                while b"\r\n\r\n" not in data:
+                    chunk = conn.recv(65536)
+                    if not chunk:
+                        return
+                    data += chunk
+                head, _, data = data.partition(b"\r\n\r\n")
+                length = next((int(line.split(b":", 1)[1]) for line in head.split(b"\r\n")
+                               if line.lower().startswith(b"content-length:")), 0)
+                while len(data) < length:
+                    chunk = conn.recv(65536)
+                    if not chunk:
+                        return
+                    data += chunk
+                data = data[length:]
+                reply = b'{"type": "message", "content": []}'
+                conn.sendall(b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n"
+                             b"content-length: " + str(len(reply)).encode() + b"\r\n\r\n" + reply)
+                self.received.release()
+        except OSError:
+            return
+
+
+def _post(port: int) -> int:
+    import urllib.request
+
+    request = urllib.request.Request(f"http://127.0.0.1:{port}/v1/messages", data=BODY,
+                                     headers={"content-type": "application/json"})
+    with urllib.request.urlopen(request, timeout=120) as r:
+        return int(r.status)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_a_crash_of_the_audit_process_is_reported_and_the_proxy_goes_on(tmp_path: Path) -> None:
+    """The audit runs in a process of mitmdump's own (harness/audit/worker.py): killed, it is
+    reported once, traffic still passes, and the stop leaves a truncated, readable run."""
+    need_mitmdump()
+    from agent_tck.harness.reports import read
+
+    upstream = AnsweringUpstream()
+    port = free_port()
+    report_dir = tmp_path / "reports"
+    cli = subprocess.Popen(
+        [sys.executable, "-m", "agent_tck", "audit", "--listen", f"127.0.0.1:{port}",
+         "--upstream", f"http://127.0.0.1:{upstream.port}", "--report-dir", str(report_dir)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    try:
+        wait_listening(port, cli)
+        assert _post(port) == 200
+        for _ in range(1200):  # bounded polling on a condition: that request is audited
+            if (report_dir / "results.jsonl").exists() and any(
+                    c.rules == ("BO-001",) for c in read(report_dir / "results.jsonl").cases):
+                break
+            threading.Event().wait(0.1)
+        (mitmdump,) = _children(cli.pid)
+        (auditor,) = _children(mitmdump)
+        os.kill(auditor, signal.SIGKILL)
+        for _ in range(3):  # the proxy goes on
+            assert _post(port) == 200
+        cli.send_signal(signal.SIGTERM)
+        code = cli.wait(120)
+    finally:
+        if cli.poll() is None:
+            cli.kill()
+            cli.wait(10)
+        upstream.close()
+    err = cli.stderr.read().decode()  # type: ignore[union-attr]
+    assert code == 2, err[-3000:]
+    assert "the audit process stopped (killed by SIGKILL)" in err, err[-3000:]
+    assert "AUDIT_PROXY_FAILED" in err and "Traceback" not in err, err[-3000:]
+    run = read(report_dir / "results.jsonl")
+    assert run.truncated and any(c.rules == ("BO-001",) for c in run.cases)

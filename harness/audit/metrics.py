@@ -1,10 +1,10 @@
 """Prometheus metrics of a live audit (``agent-tck audit --listen --metrics HOST:PORT``).
 
-The addon feeds :class:`AuditMetrics` each audited exchange (the result the audit process sends
-back, harness/audit/worker.py), and counts the exchanges it could not hand over; ``prometheus-client`` serves
-them on ``http://HOST:PORT/metrics`` (the ``proxy`` extra installs it). Every metric is named
-``agent_tck_audit_*``; docs/AUDIT.md lists them and examples/grafana-audit-dashboard.json is a
-dashboard over them.
+The addon feeds :class:`AuditMetrics` each audited exchange (the result the audit process
+sends back, harness/audit/worker.py) and counts the exchanges it could not hand over;
+``prometheus-client`` serves them on ``http://HOST:PORT/metrics`` (the ``proxy`` extra
+installs it). Every metric is named ``agent_tck_audit_*``; docs/AUDIT.md lists them and
+examples/grafana-audit-dashboard.json is a dashboard over them.
 
 =========================================  =========  ==========================================
 metric                                     type       what

@@ -129,6 +129,7 @@ class AuditProcess:
         self.lost = 0  # exchanges the process took along when it stopped
         self.returncode: int | None = None
         self.finished: dict[str, str] | None = None
+        self._closing = False
         self._outstanding = 0
         self._cond = threading.Condition()
         self._queue: deque[tuple[Any, ...]] = deque()
@@ -190,6 +191,7 @@ class AuditProcess:
     def close(self) -> None:
         """End the process without reports (its input closes: results.jsonl stays truncated)."""
         with self._cond:
+            self._closing = True
             self._queue.append(("close",))
             self._cond.notify_all()
         self._join()
@@ -236,7 +238,7 @@ class AuditProcess:
                 self._queue.clear()
                 self._cond.notify_all()
             self._ready.set()
-            if self.finished is None:
+            if self.finished is None and not self._closing:
                 self.lost = lost
                 self.returncode = code
                 self.on_stop(lost)
