@@ -8,6 +8,7 @@ BO-001), and results.jsonl was readable before the stop (what a kill -9 would le
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -15,6 +16,7 @@ import socket
 import subprocess
 import sys
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -100,6 +102,27 @@ def wait_listening(port: int, cli: subprocess.Popen[bytes]) -> None:
     raise AssertionError("the proxy never listened")
 
 
+def audit_cli(port: int, upstream: int, report_dir: Path, *more: str,
+              quiet: bool = False) -> subprocess.Popen[bytes]:
+    """``agent-tck audit --listen`` on ``port`` in front of ``upstream``."""
+    out = subprocess.DEVNULL if quiet else subprocess.PIPE
+    return subprocess.Popen(
+        [sys.executable, "-m", "agent_tck", "audit", "--listen", f"127.0.0.1:{port}",
+         "--upstream", f"http://127.0.0.1:{upstream}", "--report-dir", str(report_dir), *more],
+        stdout=out, stderr=out, cwd=ROOT, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+
+
+@contextlib.contextmanager
+def reaped(cli: subprocess.Popen[bytes]) -> Iterator[subprocess.Popen[bytes]]:
+    """The command, killed on the way out if a failing test left it running."""
+    try:
+        yield cli
+    finally:
+        if cli.poll() is None:
+            cli.kill()
+            cli.wait(10)
+
+
 def test_sigterm_audits_every_request_in_flight(tmp_path: Path) -> None:
     need_mitmdump()
     from agent_tck.harness.reports import read
@@ -107,12 +130,7 @@ def test_sigterm_audits_every_request_in_flight(tmp_path: Path) -> None:
     upstream = SilentUpstream()
     port = free_port()
     report_dir = tmp_path / "reports"
-    cli = subprocess.Popen(
-        [sys.executable, "-m", "agent_tck", "audit", "--listen", f"127.0.0.1:{port}",
-         "--upstream", f"http://127.0.0.1:{upstream.port}", "--report-dir", str(report_dir),
-         "--format", "json"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    cli = audit_cli(port, upstream.port, report_dir, "--format", "json")
     clients: list[socket.socket] = []
     try:
         wait_listening(port, cli)
@@ -171,10 +189,7 @@ def test_kill_9_of_the_command_takes_mitmdump_with_it(tmp_path: Path) -> None:
     upstream = SilentUpstream()
     port = free_port()
     report_dir = tmp_path / "reports"
-    cli = subprocess.Popen(
-        [sys.executable, "-m", "agent_tck", "audit", "--listen", f"127.0.0.1:{port}",
-         "--upstream", f"http://127.0.0.1:{upstream.port}", "--report-dir", str(report_dir)],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT)
+    cli = audit_cli(port, upstream.port, report_dir, quiet=True)
     children: list[int] = []
     clients: list[socket.socket] = []
     try:
@@ -253,12 +268,8 @@ def test_a_crash_of_the_audit_process_is_reported_and_the_proxy_goes_on(tmp_path
     upstream = AnsweringUpstream()
     port = free_port()
     report_dir = tmp_path / "reports"
-    cli = subprocess.Popen(
-        [sys.executable, "-m", "agent_tck", "audit", "--listen", f"127.0.0.1:{port}",
-         "--upstream", f"http://127.0.0.1:{upstream.port}", "--report-dir", str(report_dir)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"})
-    try:
+    cli = audit_cli(port, upstream.port, report_dir)
+    with contextlib.closing(upstream), reaped(cli):
         wait_listening(port, cli)
         assert _post(port) == 200
         for _ in range(1200):  # bounded polling on a condition: that request is audited
@@ -272,14 +283,9 @@ def test_a_crash_of_the_audit_process_is_reported_and_the_proxy_goes_on(tmp_path
         for _ in range(3):  # the proxy goes on
             assert _post(port) == 200
         cli.send_signal(signal.SIGTERM)
-        code = cli.wait(120)
-    finally:
-        if cli.poll() is None:
-            cli.kill()
-            cli.wait(10)
-        upstream.close()
-    err = cli.stderr.read().decode()  # type: ignore[union-attr]
-    assert code == 2, err[-3000:]
+        _, err_bytes = cli.communicate(timeout=120)
+    err = err_bytes.decode()
+    assert cli.returncode == 2, err[-3000:]
     assert "the audit process stopped (killed by SIGKILL)" in err, err[-3000:]
     assert "AUDIT_PROXY_FAILED" in err and "Traceback" not in err, err[-3000:]
     run = read(report_dir / "results.jsonl")

@@ -48,7 +48,7 @@ except ImportError:  # pragma: no cover - depends on how mitmdump was started
 from agent_tck.harness.audit.capture import DEFAULT_MAX_BODY
 from agent_tck.harness.audit.engine import ExchangeResult
 from agent_tck.harness.audit.readers import flow_to_raw
-from agent_tck.harness.audit.worker import AuditProcess, describe_exit, log_lines, without_secrets
+from agent_tck.harness.audit.worker import AuditProcess, describe_exit, json_logs, without_secrets
 
 log = logging.getLogger("agent_tck.audit")
 
@@ -91,7 +91,6 @@ class AgentTckAudit:
     def __init__(self) -> None:
         self.max_body = DEFAULT_MAX_BODY
         self.backlog = 256
-        self.log_format = "text"
         #: the latest results (bounded), for a look at what the proxy is doing
         self.recent: deque[ExchangeResult] = deque(maxlen=RECENT_RESULTS)
         self.ignored = 0
@@ -130,8 +129,7 @@ class AgentTckAudit:
         if "tck_backlog" in updated:
             self.backlog = max(1, int(ctx.options.tck_backlog))
         if "tck_log_format" in updated and ctx.options.tck_log_format == "json":
-            self.log_format = "json"
-            log_lines(log, "json")
+            json_logs(log)
         if "tck_metrics" in updated and ctx.options.tck_metrics and self.metrics is None:
             from agent_tck.harness.audit.metrics import AuditMetrics
 
@@ -211,7 +209,7 @@ class AgentTckAudit:
 
             config = {"report_dir": str(ctx.options.tck_report_dir),
                       "source": ctx.options.tck_source, "name": ctx.options.tck_name,
-                      "max_body": self.max_body, "log_format": self.log_format}
+                      "max_body": self.max_body}
             self.process = AuditProcess(config, self.backlog, self._result, self._stopped)
             try:
                 self.process.start()

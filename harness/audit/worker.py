@@ -12,7 +12,9 @@ The pipe carries length-prefixed frames (an 8-byte little-endian length, then a 
 audit process ``("config", {...})`` once, ``("exchange", RawExchange)`` per flow, ``("end",
 dropped, why)`` at the stop; back ``("ready",)`` once the header of results.jsonl is written,
 ``("result", ExchangeResult, open_conversations)`` per exchange (the addon's metrics and its
-recent results come from these) and ``("finished", {name: path})`` when the reports are done.
+recent results come from these), ``("log", level, line)`` for each of its log lines (findings
+as they are seen, the closing summary: mitmdump logs them, so one process writes the console)
+and ``("finished", {name: path})`` when the reports are done.
 Credential headers are dropped before a flow leaves the proxy (the rules never read them).
 
 What each promise becomes:
@@ -253,6 +255,8 @@ class AuditProcess:
             with self._cond:
                 self._outstanding -= 1
                 self._cond.notify_all()
+        elif kind == "log":
+            log.log(int(frame[1]), "%s", frame[2])
         elif kind == "ready":
             self._ready.set()
         elif kind == "finished":
@@ -367,7 +371,7 @@ def serve(inp: IO[bytes], out: IO[bytes], config: dict[str, Any]) -> int:
 
 
 def main() -> None:
-    """The audit process: frames on stdin, frames on stdout, log lines on stderr."""
+    """The audit process: frames on stdin, frames (log lines among them) on stdout."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the proxy's stop ends us, with an end frame
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
     inp = os.fdopen(os.dup(0), "rb")
@@ -383,7 +387,9 @@ def main() -> None:
     from agent_tck.harness.audit.lifeline import arm_now
 
     arm_now(int(config["parent"]))
-    log_lines(log, config.get("log_format", "text"))
+    log.handlers[:] = [_ToProxy(out)]
+    log.propagate = False
+    log.setLevel(logging.WARNING)
     try:
         code = serve(inp, out, config)
     except Exception:
@@ -404,17 +410,26 @@ class _JsonLines(logging.Formatter):
                            "message": record.getMessage()}, ensure_ascii=False)
 
 
-class _MitmLines(logging.Formatter):
-    """mitmdump's own line format, ``[12:00:00.123] message``."""
-
-    def __init__(self) -> None:
-        super().__init__("[%(asctime)s.%(msecs)03d] %(message)s", "%H:%M:%S")
-
-
-def log_lines(logger: logging.Logger, fmt: str) -> None:
-    """The audit's log lines on stderr, as JSON objects (``json``) or as mitmdump's lines."""
+def json_logs(logger: logging.Logger) -> None:
+    """``--log-format json``: the audit's log lines as JSON objects on stderr, one a line."""
     handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(_JsonLines() if fmt == "json" else _MitmLines())
+    handler.setFormatter(_JsonLines())
     logger.handlers[:] = [handler]
     logger.propagate = False
-    logger.setLevel(logging.WARNING)
+
+
+class _ToProxy(logging.Handler):
+    """The audit process's log lines, sent to the proxy as ``("log", level, text)`` frames:
+    mitmdump logs them with its own, so one process writes the console and lines from the
+    two never run into each other (an unbuffered stderr writes a line and its newline apart)."""
+
+    def __init__(self, out: IO[bytes]) -> None:
+        super().__init__(logging.WARNING)
+        self.out = out
+
+    def emit(self, record: logging.LogRecord) -> None:
+        with contextlib.suppress(Exception):  # the proxy is gone: the line has nowhere to go
+            text = record.getMessage()
+            if record.exc_info:
+                text += "\n" + logging.Formatter().formatException(record.exc_info)
+            write_frame(self.out, ("log", record.levelno, text))
