@@ -172,11 +172,21 @@ def _children(pid: int) -> list[int]:
 
 
 def _alive(pid: int) -> bool:
+    """Some thread of the process has not exited yet. The first thread turns zombie while the
+    others still tear down, holding the files (the listening socket) the threads share: the
+    process is gone, its port free, only once every thread is a zombie."""
     try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        tasks = list(Path(f"/proc/{pid}/task").iterdir())
     except OSError:
         return False
-    return state != "Z"  # a zombie has exited (its parent, init, reaps it)
+    for task in tasks:
+        try:
+            state = (task / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if state not in ("Z", "X"):  # a zombie has exited (its parent, init, reaps it)
+            return True
+    return False
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")
