@@ -1,9 +1,14 @@
-"""harness/audit/addon.py inside mitmproxy's test context (taddons, tflow)."""
+"""harness/audit/addon.py inside mitmproxy's test context (taddons, tflow), with its real audit
+process (harness/audit/worker.py). Where a test needs the audit to be slow or gone, it stops
+that process with SIGSTOP or kills it, and waits on conditions, never on a clock."""
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
+import signal
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -11,8 +16,6 @@ import pytest
 from mitmproxy import http
 from mitmproxy.test import taddons, tflow
 
-from agent_tck.harness.audit import checks
-from agent_tck.harness.audit import rules as wr
 from agent_tck.harness.audit.addon import AgentTckAudit, Tee
 
 KEY = "sk-ant-api03-PLANTEDaddonKEY0123456789"
@@ -49,6 +52,23 @@ def addon_ctx(tmp_path: Path) -> Any:
     with taddons.context(addon) as tctx:
         tctx.configure(addon, tck_report_dir=str(tmp_path / "reports"), tck_name="unit")
         yield addon, tctx
+        if addon.process is not None and addon.process.pid is not None and addon.process.alive:
+            os.kill(addon.process.pid, signal.SIGCONT)  # a test that stopped it and failed
+        addon.close()
+
+
+def audit_pid(addon: AgentTckAudit) -> int:
+    pid = addon.start().pid
+    assert pid is not None and pid != os.getpid()  # the audit runs in a process of its own
+    return pid
+
+
+def returns(call: Any) -> bool:
+    """``call()`` returned (on a thread; a hang of a minute means it would not have)."""
+    thread = threading.Thread(target=call, daemon=True)
+    thread.start()
+    thread.join(60)
+    return not thread.is_alive()
 
 
 def test_a_finding_is_recorded_and_the_flow_left_untouched(addon_ctx: Any) -> None:
@@ -108,71 +128,81 @@ def test_other_traffic_passes_and_is_ignored(addon_ctx: Any) -> None:
     assert addon.audited() == () and addon.ignored == 1
 
 
-def test_an_exception_in_a_rule_is_contained(addon_ctx: Any,
-                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+# An exception inside a rule is contained by the engine, in the audit process:
+# tests/test_audit_engine.py::test_a_crashing_rule_and_a_crashing_tracker_are_contained.
+
+
+def test_a_crash_of_the_audit_process_is_reported_and_the_proxy_goes_on(
+        addon_ctx: Any, tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     addon, tctx = addon_ctx
+    cycle(tctx, addon, llm_flow(THINKING_IN_USER, response=http.Response.make(200, b"{}")))
+    pid = audit_pid(addon)
+    os.kill(pid, signal.SIGSTOP)
+    held = llm_flow(THINKING_IN_USER, response=http.Response.make(200, b"{}"))
+    addon.response(held)  # taken, never answered
+    os.kill(pid, signal.SIGKILL)
+    addon.flush()  # returns once the proxy has seen the audit process gone
+    assert not addon.process.alive  # type: ignore[union-attr]
+    later = llm_flow(THINKING_IN_USER, response=http.Response.make(200, b"{}"))
+    cycle(tctx, addon, later)  # passes, unaudited
+    assert later.error is None and later.response.status_code == 200  # type: ignore[union-attr]
+    assert addon.dropped == 1 and addon.process.lost == 1  # type: ignore[union-attr]
+    addon.done()  # no exception escapes
+    text = caplog.text
+    assert "the audit process stopped (killed by SIGKILL)" in text
+    assert "2 exchanges were not audited" in text
+    folder = tmp_path / "reports"
+    assert not (folder / "audit.json").exists()  # what was audited, as a truncated run:
+    from agent_tck.harness.reports import read
 
-    def boom(req: checks.Request) -> checks.Emit:
-        raise ValueError("rule bug")
-        yield  # pragma: no cover
-
-    monkeypatch.setattr(wr, "CHECKS", (wr.Check("boom", frozenset({"anthropic"}),
-                                                ("unknown-block",), boom),))
-    flow = llm_flow(THINKING_IN_USER, response=http.Response.make(200, b"{}"))
-    cycle(tctx, addon, flow)
-    (x,) = addon.audited()
-    assert [e.check for e in x.errors] == ["boom"]
-    assert flow.response.status_code == 200 and flow.error is None
+    run = read(folder / "results.jsonl")
+    assert run.truncated and any(c.rules == ("BO-001",) for c in run.cases)
+    assert (folder / "report.html").exists()
 
 
-def test_a_failure_of_the_audit_itself_never_reaches_the_flow(
-        addon_ctx: Any, monkeypatch: pytest.MonkeyPatch) -> None:
-    addon, tctx = addon_ctx
-    monkeypatch.setattr(addon.auditor, "observe", lambda raw: 1 / 0)
-    flow = llm_flow(THINKING_IN_USER, response=http.Response.make(200, b"{}"))
-    cycle(tctx, addon, flow)  # no exception escapes
-    assert flow.error is None
-    cycle(tctx, addon, llm_flow(THINKING_IN_USER))  # and the worker goes on
-
-
-def test_hooks_hand_over_without_waiting_for_the_audit(addon_ctx: Any,
-                                                       monkeypatch: pytest.MonkeyPatch) -> None:
-    import threading
-    import time
-
+def test_hooks_hand_over_without_waiting_for_the_audit(addon_ctx: Any) -> None:
     addon, _ = addon_ctx
-    release = threading.Event()
-    real = addon.auditor.observe
-
-    def slow(raw: Any) -> Any:
-        release.wait(10)
-        return real(raw)
-
-    monkeypatch.setattr(addon.auditor, "observe", slow)
-    started = time.perf_counter()
-    addon.response(llm_flow(THINKING_IN_USER, response=http.Response.make(200, b"{}")))
-    assert time.perf_counter() - started < 1.0  # the flow went on while the audit waits
-    release.set()
+    pid = audit_pid(addon)
+    os.kill(pid, signal.SIGSTOP)  # the audit makes no progress at all
+    try:
+        flows = [llm_flow(THINKING_IN_USER, response=http.Response.make(200, b"{}"))
+                 for _ in range(3)]
+        assert returns(lambda: [addon.response(f) for f in flows])
+    finally:
+        os.kill(pid, signal.SIGCONT)
     addon.flush()
-    assert len(addon.audited()) == 1
+    assert len(addon.audited()) == 3 and addon.dropped == 0
 
 
-def test_an_overfull_backlog_is_counted_and_reported(addon_ctx: Any, tmp_path: Path,
-                                                     monkeypatch: pytest.MonkeyPatch) -> None:
-    import threading
+def test_credential_headers_never_leave_the_proxy() -> None:
+    from agent_tck.harness.audit.readers import flow_to_raw
+    from agent_tck.harness.audit.worker import without_secrets
 
+    flow = llm_flow(THINKING_IN_USER, response=http.Response.make(
+        200, b"{}", {"set-cookie": "s=" + KEY, "content-type": "application/json"}))
+    raw = without_secrets(flow_to_raw(flow, "flow 1"))
+    assert [k for k, _ in raw.request.headers] == ["content-type", "content-length"]
+    assert [k for k, _ in raw.response.headers] == [  # type: ignore[union-attr]
+        "content-type", "content-length"]
+    assert raw.request.body == flow.request.raw_content
+
+
+def test_an_overfull_backlog_is_counted_and_reported(addon_ctx: Any, tmp_path: Path) -> None:
     addon, tctx = addon_ctx
     tctx.configure(addon, tck_backlog=1)
-    release = threading.Event()
-    real = addon.auditor.observe
-    monkeypatch.setattr(addon.auditor, "observe", lambda raw: (release.wait(10), real(raw))[1])
-    for _ in range(5):
-        addon.response(llm_flow(THINKING_IN_USER, response=http.Response.make(200, b"{}")))
-    release.set()
+    pid = audit_pid(addon)
+    os.kill(pid, signal.SIGSTOP)  # the first exchange waits: the backlog is full
+    try:
+        for _ in range(5):
+            addon.response(llm_flow(THINKING_IN_USER, response=http.Response.make(200, b"{}")))
+    finally:
+        os.kill(pid, signal.SIGCONT)
+    assert addon.dropped == 4
     addon.done()
     doc = json.loads((tmp_path / "reports" / "audit.json").read_text())
-    assert len(doc["exchanges"]) + int(doc["notes"][0].split()[0]) == 5
-    assert "not audited" in doc["notes"][0]
+    assert len(doc["exchanges"]) == 1
+    assert doc["notes"] == ["4 exchanges were not audited: the audit fell more than 1 "
+                            "exchanges behind"]
 
 
 def test_done_writes_the_reports_without_secrets(addon_ctx: Any, tmp_path: Path) -> None:

@@ -8,6 +8,7 @@ BO-001), and results.jsonl was readable before the stop (what a kill -9 would le
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -15,6 +16,7 @@ import socket
 import subprocess
 import sys
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -100,6 +102,27 @@ def wait_listening(port: int, cli: subprocess.Popen[bytes]) -> None:
     raise AssertionError("the proxy never listened")
 
 
+def audit_cli(port: int, upstream: int, report_dir: Path, *more: str,
+              quiet: bool = False) -> subprocess.Popen[bytes]:
+    """``agent-tck audit --listen`` on ``port`` in front of ``upstream``."""
+    out = subprocess.DEVNULL if quiet else subprocess.PIPE
+    return subprocess.Popen(
+        [sys.executable, "-m", "agent_tck", "audit", "--listen", f"127.0.0.1:{port}",
+         "--upstream", f"http://127.0.0.1:{upstream}", "--report-dir", str(report_dir), *more],
+        stdout=out, stderr=out, cwd=ROOT, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+
+
+@contextlib.contextmanager
+def reaped(cli: subprocess.Popen[bytes]) -> Iterator[subprocess.Popen[bytes]]:
+    """The command, killed on the way out if a failing test left it running."""
+    try:
+        yield cli
+    finally:
+        if cli.poll() is None:
+            cli.kill()
+            cli.wait(10)
+
+
 def test_sigterm_audits_every_request_in_flight(tmp_path: Path) -> None:
     need_mitmdump()
     from agent_tck.harness.reports import read
@@ -107,12 +130,7 @@ def test_sigterm_audits_every_request_in_flight(tmp_path: Path) -> None:
     upstream = SilentUpstream()
     port = free_port()
     report_dir = tmp_path / "reports"
-    cli = subprocess.Popen(
-        [sys.executable, "-m", "agent_tck", "audit", "--listen", f"127.0.0.1:{port}",
-         "--upstream", f"http://127.0.0.1:{upstream.port}", "--report-dir", str(report_dir),
-         "--format", "json"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    cli = audit_cli(port, upstream.port, report_dir, "--format", "json")
     clients: list[socket.socket] = []
     try:
         wait_listening(port, cli)
@@ -154,11 +172,21 @@ def _children(pid: int) -> list[int]:
 
 
 def _alive(pid: int) -> bool:
+    """Some thread of the process has not exited yet. The first thread turns zombie while the
+    others still tear down, holding the files (the listening socket) the threads share: the
+    process is gone, its port free, only once every thread is a zombie."""
     try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        tasks = list(Path(f"/proc/{pid}/task").iterdir())
     except OSError:
         return False
-    return state != "Z"  # a zombie has exited (its parent, init, reaps it)
+    for task in tasks:
+        try:
+            state = (task / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if state not in ("Z", "X"):  # a zombie has exited (its parent, init, reaps it)
+            return True
+    return False
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")
@@ -171,10 +199,7 @@ def test_kill_9_of_the_command_takes_mitmdump_with_it(tmp_path: Path) -> None:
     upstream = SilentUpstream()
     port = free_port()
     report_dir = tmp_path / "reports"
-    cli = subprocess.Popen(
-        [sys.executable, "-m", "agent_tck", "audit", "--listen", f"127.0.0.1:{port}",
-         "--upstream", f"http://127.0.0.1:{upstream.port}", "--report-dir", str(report_dir)],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT)
+    cli = audit_cli(port, upstream.port, report_dir, quiet=True)
     children: list[int] = []
     clients: list[socket.socket] = []
     try:
@@ -202,3 +227,76 @@ def test_kill_9_of_the_command_takes_mitmdump_with_it(tmp_path: Path) -> None:
     assert run.truncated
     with pytest.raises(OSError):  # nobody listens on the port any more
         socket.create_connection(("127.0.0.1", port), timeout=5).close()
+
+
+class AnsweringUpstream(SilentUpstream):
+    """Answers each request head with a small JSON reply (the request has no body to wait
+    for beyond its head in this test's requests)."""
+
+    def _read(self, conn: socket.socket) -> None:
+        data = b""
+        try:
+            while True:
+                while b"\r\n\r\n" not in data:
+                    chunk = conn.recv(65536)
+                    if not chunk:
+                        return
+                    data += chunk
+                head, _, data = data.partition(b"\r\n\r\n")
+                length = next((int(line.split(b":", 1)[1]) for line in head.split(b"\r\n")
+                               if line.lower().startswith(b"content-length:")), 0)
+                while len(data) < length:
+                    chunk = conn.recv(65536)
+                    if not chunk:
+                        return
+                    data += chunk
+                data = data[length:]
+                reply = b'{"type": "message", "content": []}'
+                conn.sendall(b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n"
+                             b"content-length: " + str(len(reply)).encode() + b"\r\n\r\n" + reply)
+                self.received.release()
+        except OSError:
+            return
+
+
+def _post(port: int) -> int:
+    import urllib.request
+
+    request = urllib.request.Request(f"http://127.0.0.1:{port}/v1/messages", data=BODY,
+                                     headers={"content-type": "application/json"})
+    with urllib.request.urlopen(request, timeout=120) as r:
+        return int(r.status)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_a_crash_of_the_audit_process_is_reported_and_the_proxy_goes_on(tmp_path: Path) -> None:
+    """The audit runs in a process of mitmdump's own (harness/audit/worker.py): killed, it is
+    reported once, traffic still passes, and the stop leaves a truncated, readable run."""
+    need_mitmdump()
+    from agent_tck.harness.reports import read
+
+    upstream = AnsweringUpstream()
+    port = free_port()
+    report_dir = tmp_path / "reports"
+    cli = audit_cli(port, upstream.port, report_dir)
+    with contextlib.closing(upstream), reaped(cli):
+        wait_listening(port, cli)
+        assert _post(port) == 200
+        for _ in range(1200):  # bounded polling on a condition: that request is audited
+            if (report_dir / "results.jsonl").exists() and any(
+                    c.rules == ("BO-001",) for c in read(report_dir / "results.jsonl").cases):
+                break
+            threading.Event().wait(0.1)
+        (mitmdump,) = _children(cli.pid)
+        (auditor,) = _children(mitmdump)
+        os.kill(auditor, signal.SIGKILL)
+        for _ in range(3):  # the proxy goes on
+            assert _post(port) == 200
+        cli.send_signal(signal.SIGTERM)
+        _, err_bytes = cli.communicate(timeout=120)
+    err = err_bytes.decode()
+    assert cli.returncode == 2, err[-3000:]
+    assert "the audit process stopped (killed by SIGKILL)" in err, err[-3000:]
+    assert "AUDIT_PROXY_FAILED" in err and "Traceback" not in err, err[-3000:]
+    run = read(report_dir / "results.jsonl")
+    assert run.truncated and any(c.rules == ("BO-001",) for c in run.cases)

@@ -24,6 +24,8 @@ module                 role
 ``sink``               the reports written as the audit goes (memory follows findings)
 ``timeline``           the per-conversation timeline section of report.html
 ``addon``              the mitmproxy addon, a thin shell (``mitmdump -s harness/audit/addon.py``)
+``worker``             the audit process the addon feeds over a pipe (engine and sink out of
+                       mitmdump's process), and the addon's handle on it
 =====================  ========================================================================
 
 docs/AUDIT.md is the operator guide.

@@ -1,23 +1,25 @@
 """The agent-tck audit as a mitmproxy addon: ``mitmdump -s harness/audit/addon.py``.
 
-A thin shell (STYLE 7): the hooks hand each completed flow (references to its bytes) to a
-worker thread that runs :class:`harness.audit.engine.Auditor`, so traffic never waits for the
-rules, and never touch the traffic. Request and response bytes reach the other side unchanged;
-a Server-Sent Events response is streamed through at once, with a tee on
-``flow.response.stream`` keeping a bounded copy for the audit; every hook and the worker
-contain their own exceptions (a failing audit is logged and reported, never a broken flow);
-non-LLM traffic passes and is ignored. ``results.jsonl`` is written as the audit goes by a
-:class:`harness.audit.sink.ReportSink` (the header when the proxy starts, each exchange's
-records flushed as it is audited), so even a ``kill -9`` leaves a stream ``agent-tck report``
-renders; when mitmproxy shuts down (Ctrl-C, SIGTERM) and the worker has caught up, the sink
-appends the per-rule records and the footer and renders every view. Nothing per request is
-kept in memory. A request that reached
-the proxy but had no response yet at shutdown is still audited (its request-side rules), with
-a note saying the response never came. If the audit falls more than ``tck_backlog``
-exchanges behind, further ones are counted and reported as not audited rather than queued
-without bound.
+A thin shell (STYLE 7) that audits nothing in mitmdump's process: when a flow ends, the hooks
+copy what the audit needs (request and response headers and body bytes, or the teed SSE bytes,
+the status, the transport error, the start time; never a credential header) onto a bounded
+queue to a separate audit process (:mod:`harness.audit.worker`), which runs
+:class:`harness.audit.engine.Auditor` and :class:`harness.audit.sink.ReportSink` with a GIL and
+CPU time of its own. Request and response bytes reach the other side unchanged (the addon
+never writes to a flow); a Server-Sent Events response is streamed through at once, with a tee
+on ``flow.response.stream`` keeping a bounded copy; every hook contains its own exceptions;
+non-LLM traffic passes (the audit process counts it as ignored).
 
-Options (``--set name=value``):
+``results.jsonl`` is written as the audit goes (the header when the proxy starts, each
+exchange's records flushed as it is audited), so even a ``kill -9`` leaves a stream
+``agent-tck report`` renders; when mitmproxy shuts down (Ctrl-C, SIGTERM) the audit process
+catches up, audits the requests that had no response yet (request-side rules, with a note),
+appends the per-rule records and the footer, renders every view and exits, and only then does
+mitmdump exit. If the audit falls more than ``tck_backlog`` exchanges behind, further ones are
+counted and reported as not audited rather than queued without bound; if the audit process
+dies, that is logged and the proxy goes on (worker.py says what each promise becomes).
+
+Options (``--set name=value``; read when the proxy starts):
 
 * ``tck_report_dir`` - where the reports go (default ``reports/audit``);
 * ``tck_max_body`` - the largest decoded body the audit reads, in bytes (default 64 MiB);
@@ -33,9 +35,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import queue
 import sys
-import threading
 from collections import deque
 from pathlib import Path
 from typing import Any
@@ -45,11 +45,10 @@ try:  # loaded by path (so its imports are absolute), maybe from a checkout not 
 except ImportError:  # pragma: no cover - depends on how mitmdump was started
     sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "src"))
 
-from agent_tck.harness.audit.capture import DEFAULT_MAX_BODY, RawExchange
-from agent_tck.harness.audit.engine import Auditor, ExchangeResult
+from agent_tck.harness.audit.capture import DEFAULT_MAX_BODY
+from agent_tck.harness.audit.engine import ExchangeResult
 from agent_tck.harness.audit.readers import flow_to_raw
-from agent_tck.harness.audit.redact import Scrubber
-from agent_tck.harness.audit.sink import ReportSink
+from agent_tck.harness.audit.worker import AuditProcess, describe_exit, json_logs, without_secrets
 
 log = logging.getLogger("agent_tck.audit")
 
@@ -87,23 +86,20 @@ def is_event_stream(headers: Any) -> bool:
 
 
 class AgentTckAudit:
-    """The addon: hooks only move flows to the audit worker, and reports out."""
+    """The addon: hooks only copy finished flows to the audit process, and report out."""
 
     def __init__(self) -> None:
-        self.auditor = Auditor(keep=False)  # results go to the sink as they come
+        self.max_body = DEFAULT_MAX_BODY
+        self.backlog = 256
         #: the latest results (bounded), for a look at what the proxy is doing
         self.recent: deque[ExchangeResult] = deque(maxlen=RECENT_RESULTS)
         self.ignored = 0
         self.metrics: Any = None  # harness.audit.metrics.AuditMetrics with --metrics
-        self.scrub = Scrubber()
         self.flows = 0
-        self.dropped = 0
+        self.dropped = 0  # exchanges not taken: the audit was `backlog` behind, or stopped
         self.written: dict[str, Path] = {}
-        self._queue: queue.Queue[RawExchange | None] = queue.Queue(maxsize=256)
-        self._worker: threading.Thread | None = None
-        self._lock = threading.Lock()
         self._pending: dict[str, Any] = {}  # flow id -> flow whose request arrived
-        self.stream: ReportSink | None = None
+        self.process: AuditProcess | None = None
 
     # -- options ------------------------------------------------------------------------------
 
@@ -127,10 +123,11 @@ class AgentTckAudit:
     def configure(self, updated: Any) -> None:
         from mitmproxy import ctx
 
+        # the audit process reads them when it starts (when the proxy starts)
         if "tck_max_body" in updated:
-            self.auditor.max_body = max(0, int(ctx.options.tck_max_body))
-        if "tck_backlog" in updated and self._worker is None:
-            self._queue = queue.Queue(maxsize=max(1, int(ctx.options.tck_backlog)))
+            self.max_body = max(0, int(ctx.options.tck_max_body))
+        if "tck_backlog" in updated:
+            self.backlog = max(1, int(ctx.options.tck_backlog))
         if "tck_log_format" in updated and ctx.options.tck_log_format == "json":
             json_logs(log)
         if "tck_metrics" in updated and ctx.options.tck_metrics and self.metrics is None:
@@ -143,7 +140,7 @@ class AgentTckAudit:
     # -- hooks --------------------------------------------------------------------------------
 
     def running(self) -> None:
-        self._open_stream()
+        self.start()
 
     def request(self, flow: Any) -> None:
         try:
@@ -154,7 +151,7 @@ class AgentTckAudit:
     def responseheaders(self, flow: Any) -> None:
         try:
             if flow.response is not None and is_event_stream(flow.response.headers):
-                tee = Tee(self.auditor.max_body)
+                tee = Tee(self.max_body)
                 flow.metadata[_TEE] = tee
                 flow.response.stream = tee
         except Exception:  # never break the flow
@@ -169,22 +166,21 @@ class AgentTckAudit:
     def done(self) -> None:
         try:
             waiting = list(self._pending.values())
-            for flow in waiting:  # reached us, never answered
+            for flow in waiting:  # reached us, never answered: taken past the backlog
                 self._hand_over(flow, note="the proxy stopped before the response arrived: "
-                                           "request-side rules only")
+                                           "request-side rules only", force=True)
             if waiting:  # one line for them all (issue 26.9), never one per request
                 log.warning("agent-tck: %d requests were still waiting for their response at "
                             "the stop: audited on their request side, connections closed",
                             len(waiting))
-            self.flush()
             self.write_reports()
         except Exception:
             log.exception("agent-tck: writing the audit reports failed")
 
     # -- work ---------------------------------------------------------------------------------
 
-    def _hand_over(self, flow: Any, note: str | None = None) -> None:
-        """In the event loop: take references to the flow's bytes, queue them, return."""
+    def _hand_over(self, flow: Any, note: str | None = None, force: bool = False) -> None:
+        """In the event loop: copy what the audit needs from the flow, queue it, return."""
         try:
             self._pending.pop(str(getattr(flow, "id", "")), None)
             if flow.metadata.get(_SEEN) or getattr(flow, "request", None) is None:
@@ -192,79 +188,53 @@ class AgentTckAudit:
             flow.metadata[_SEEN] = True
             tee = flow.metadata.get(_TEE)
             self.flows += 1
-            raw = flow_to_raw(flow, f"flow {self.flows}",
-                              tee.body() if tee is not None else None,
-                              tee.truncated if tee is not None else False)
+            raw = without_secrets(flow_to_raw(flow, f"flow {self.flows}",
+                                              tee.body() if tee is not None else None,
+                                              tee.truncated if tee is not None else False))
             if note is not None:
                 from dataclasses import replace
 
                 raw = replace(raw, notes=(*raw.notes, note))
-            self._start()
-            try:
-                self._queue.put_nowait(raw)
-            except queue.Full:
+            if not self.start().submit(raw, force=force):
                 self.dropped += 1
+                if self.metrics is not None:
+                    self.metrics.dropped.inc()
         except Exception:  # contained: the flow goes on whatever happens here
             log.exception("agent-tck: auditing %s failed", _where(flow))
 
-    def _start(self) -> None:
-        if self._worker is None:
-            self._worker = threading.Thread(target=self._work, name="agent-tck-audit",
-                                            daemon=True)
-            self._worker.start()
+    def start(self) -> AuditProcess:
+        """The audit process, started once (at the proxy's start) with the options then."""
+        if self.process is None:
+            from mitmproxy import ctx
 
-    def _work(self) -> None:
-        while True:
-            raw = self._queue.get()
+            config = {"report_dir": str(ctx.options.tck_report_dir),
+                      "source": ctx.options.tck_source, "name": ctx.options.tck_name,
+                      "max_body": self.max_body}
+            self.process = AuditProcess(config, self.backlog, self._result, self._stopped)
             try:
-                if raw is None:
-                    return
-                self._audit(raw)
-            except Exception:  # contained: a failing audit never stops the worker
-                log.exception("agent-tck: auditing %s failed", raw.ref if raw else "?")
-            finally:
-                self._queue.task_done()
-
-    def _open_stream(self) -> None:
-        with self._lock:
-            self._open_stream_locked()
-
-    def _open_stream_locked(self) -> None:
-        from mitmproxy import ctx
-
-        if self.stream is None:
-            try:
-                self.stream = ReportSink(ctx.options.tck_report_dir,
-                                         source=ctx.options.tck_source,
-                                         name=ctx.options.tck_name, scrub=self.scrub)
-            except Exception:  # no stream: tried again at shutdown
-                log.exception("agent-tck: cannot write results.jsonl as the audit goes")
-
-    def _audit(self, raw: RawExchange) -> None:
-        if self.stream is None:
-            self._open_stream()
-        with self._lock:
-            result = self.auditor.observe(raw)
-            self.recent.append(result)
-            self.ignored += result.dialect is None
+                self.process.start()
+            except Exception:  # no audit: the proxy still passes every flow
+                log.exception("agent-tck: the audit process could not be started")
             if self.metrics is not None:
-                self.metrics.observe(result, self.auditor.open_conversations)
-            if self.stream is not None:
-                try:
-                    self.stream.add(result)
-                except Exception:  # a full disk must not stop the audit
-                    log.exception("agent-tck: writing results.jsonl failed")
-        for finding in result.findings:
-            log.warning("%s", self.scrub.text(
-                f"agent-tck: #{result.index} {result.method} {result.path}: "
-                f"{finding.severity} {finding.rule} at {finding.pointer}: {finding.message}"))
-        for err in result.errors:
-            log.error("%s", self.scrub.text(
-                f"agent-tck: #{result.index} check {err.check} raised {err.error}"))
-        if result.error:
-            log.warning("%s", self.scrub.text(
-                f"agent-tck: #{result.index} {result.method} {result.path}: "
-                f"no response: {result.error}"))
+                self.metrics.up.set(1 if self.process.alive else 0)
+        return self.process
+
+    def _result(self, result: ExchangeResult, open_conversations: int) -> None:
+        """On the reader thread: one audited exchange came back."""
+        self.recent.append(result)
+        self.ignored += result.dialect is None
+        if self.metrics is not None:
+            self.metrics.observe(result, open_conversations)
+
+    def _stopped(self, lost: int) -> None:
+        """On the reader thread: the audit process stopped before the end."""
+        code = self.process.returncode if self.process is not None else None
+        log.error("agent-tck: the audit process stopped (%s): %d exchanges it held were not "
+                  "audited, and later requests pass through unaudited; results.jsonl keeps "
+                  "what was audited", describe_exit(code), lost)
+        if self.metrics is not None:
+            self.metrics.up.set(0)
+            self.metrics.dropped.inc(lost)
 
     def audited(self) -> tuple[ExchangeResult, ...]:
         """The latest audited (LLM) exchanges' results, oldest first."""
@@ -272,54 +242,35 @@ class AgentTckAudit:
 
     def flush(self) -> None:
         """Wait until every exchange handed over so far has been audited."""
-        if self._worker is not None:
-            self._queue.join()
+        if self.process is not None:
+            self.process.flush()
 
-    def stop(self) -> None:
-        if self._worker is not None:
-            self._queue.put(None)
-            self._worker.join(timeout=60)
-            self._worker = None
+    def close(self) -> None:
+        """End the audit process without reports (results.jsonl stays a truncated run)."""
+        if self.process is not None:
+            self.process.close()
 
     def write_reports(self) -> dict[str, Path]:
+        """Let the audit process catch up and write every report; wait for its exit."""
         from mitmproxy import ctx
 
-        self.stop()
-        with self._lock:
-            if self.dropped:
-                self.auditor.note(f"{self.dropped} exchanges were not audited: the audit fell "
-                                  f"more than {self._queue.maxsize} exchanges behind")
-                self.dropped = 0
-            if self.stream is None:
-                self._open_stream_locked()
-            sink, self.stream = self.stream, None
-            result = self.auditor.result()
+        process = self.start()
+        written = process.finish(self.dropped, f"the audit fell more than {process.backlog} "
+                                               "exchanges behind")
         folder = Path(ctx.options.tck_report_dir)
-        if sink is None:
-            raise RuntimeError(f"cannot write the audit reports in {folder}")
-        self.written = sink.finish(result.conversations, result.notes)
-        tally = sink.tally
-        log.warning("agent-tck: audited %d LLM requests (%d other ignored): %d errors, "
-                    "%d warnings; reports in %s", tally.audited, tally.ignored,
-                    tally.severity.get("error", 0), tally.severity.get("warning", 0), folder)
+        if written is None:
+            lost = self.dropped + process.lost
+            log.error("agent-tck: the audit did not finish (the audit process: %s): %d "
+                      "exchanges were not audited; the views in %s are rendered from the "
+                      "truncated results.jsonl", describe_exit(process.returncode), lost,
+                      folder)
+            if (folder / "results.jsonl").exists():
+                from agent_tck.harness.reports import render_folder
+
+                render_folder(folder)
+            return {}
+        self.written = {name: Path(path) for name, path in written.items()}
         return self.written
-
-
-class _JsonLines(logging.Formatter):
-    def format(self, record: logging.LogRecord) -> str:
-        import json
-
-        return json.dumps({"time": self.formatTime(record, "%Y-%m-%dT%H:%M:%S%z"),
-                           "level": record.levelname.lower(), "logger": record.name,
-                           "message": record.getMessage()}, ensure_ascii=False)
-
-
-def json_logs(logger: logging.Logger) -> None:
-    """``--log-format json``: the audit's log lines as JSON objects on stderr, one a line."""
-    handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(_JsonLines())
-    logger.handlers[:] = [handler]
-    logger.propagate = False
 
 
 class _NoCancellations(logging.Filter):

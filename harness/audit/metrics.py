@@ -1,9 +1,10 @@
 """Prometheus metrics of a live audit (``agent-tck audit --listen --metrics HOST:PORT``).
 
-The addon feeds :class:`AuditMetrics` each audited exchange; ``prometheus-client`` serves
-them on ``http://HOST:PORT/metrics`` (the ``proxy`` extra installs it). Every metric is named
-``agent_tck_audit_*``; docs/AUDIT.md lists them and examples/grafana-audit-dashboard.json is a
-dashboard over them.
+The addon feeds :class:`AuditMetrics` each audited exchange (the result the audit process
+sends back, harness/audit/worker.py) and counts the exchanges it could not hand over;
+``prometheus-client`` serves them on ``http://HOST:PORT/metrics`` (the ``proxy`` extra
+installs it). Every metric is named ``agent_tck_audit_*``; docs/AUDIT.md lists them and
+examples/grafana-audit-dashboard.json is a dashboard over them.
 
 =========================================  =========  ==========================================
 metric                                     type       what
@@ -15,6 +16,9 @@ metric                                     type       what
 ``agent_tck_audit_errored_requests_total`` counter    requests a check could not be run on
 ``agent_tck_audit_open_conversations``     gauge      conversations the tracker holds open
 ``agent_tck_audit_seconds``                histogram  time to audit one request
+``agent_tck_audit_dropped_requests_total`` counter    requests not audited: the audit was
+                                                      ``tck_backlog`` behind, or had stopped
+``agent_tck_audit_up``                     gauge      1 while the audit process runs, else 0
 =========================================  =========  ==========================================
 """
 
@@ -48,6 +52,10 @@ class AuditMetrics:
                           "Conversations the tracker holds open", registry=r)
         self.latency = Histogram("agent_tck_audit_seconds", "Time to audit one request",
                                  buckets=BUCKETS, registry=r)
+        self.dropped = Counter("agent_tck_audit_dropped_requests",
+                               "Requests not audited: the audit fell too far behind or stopped",
+                               registry=r)
+        self.up = Gauge("agent_tck_audit_up", "1 while the audit process runs", registry=r)
 
     def observe(self, x: ExchangeResult, open_conversations: int) -> None:
         if x.dialect is None:

@@ -349,8 +349,9 @@ def proxy_command(args: argparse.Namespace, *, out: IO[str], err: IO[str]) -> in
         if temp_confdir is not None:
             shutil.rmtree(temp_confdir, ignore_errors=True)
     if not stale.exists():
-        raise HarnessError("AUDIT_PROXY_FAILED", f"mitmdump exited with {code} before writing "
-                           "the reports (is the port free?)", " ".join(cmd[:3]))
+        raise HarnessError("AUDIT_PROXY_FAILED", f"mitmdump exited with {code} and the audit "
+                           "wrote no audit.json (is the port free? did the audit process stop? "
+                           "see the lines above)", " ".join(cmd[:3]))
     doc = json.loads(stale.read_text(encoding="utf-8"))
     if args.format == "json":
         json.dump(doc, out, indent=2, ensure_ascii=False)
