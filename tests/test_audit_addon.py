@@ -271,3 +271,22 @@ def test_a_request_too_deep_to_audit_is_errored_and_fails_the_audit(addon_ctx: A
     (x,) = doc["exchanges"]
     assert "nested deeper than" in x["errors"][0]["error"]
     assert doc["exit_code"] == 1 and doc["counts"]["errored_exchanges"] == 1
+
+
+def test_an_audit_process_that_stops_making_progress_is_killed_at_the_stop(
+        addon_ctx: Any, tmp_path: Path, caplog: pytest.LogCaptureFixture,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # "never a hang" (docs/RELIABILITY.md): a stopped audit process cannot hold mitmdump's exit
+    from agent_tck.harness.audit import worker
+
+    addon, tctx = addon_ctx
+    cycle(tctx, addon, llm_flow(THINKING_IN_USER, response=http.Response.make(200, b"{}")))
+    addon.flush()
+    pid = audit_pid(addon)
+    monkeypatch.setattr(worker, "STALL_WAIT", 0.0)  # no frame will ever come: any wait is one
+    os.kill(pid, signal.SIGSTOP)
+    addon.done()  # returns: the watchdog kills the silent process
+    assert addon.process.stalled  # type: ignore[union-attr]
+    assert "sent nothing for 0 s at the stop: killed" in caplog.text
+    assert "the audit did not finish" in caplog.text
+    assert not (tmp_path / "reports" / "audit.json").exists()

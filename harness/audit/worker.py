@@ -54,6 +54,7 @@ import struct
 import subprocess
 import sys
 import threading
+import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import replace
@@ -68,6 +69,10 @@ log = logging.getLogger("agent_tck.audit")
 FRAME = struct.Struct("<Q")
 #: how long the proxy waits for a starting audit process to write the results.jsonl header
 START_WAIT = 300.0
+#: how long the proxy waits at the stop for a frame from an audit process that has stopped
+#: making progress (SIGSTOPped, stuck in a loop) before it kills it: "never a hang"
+#: (docs/RELIABILITY.md); a draining process sends a result per exchange, far more often
+STALL_WAIT = 300.0
 #: the pipe's kernel buffer (Linux ``F_SETPIPE_SZ``): a ~200 KB request in a few writes
 PIPE_BYTES = 1 << 20
 
@@ -138,6 +143,8 @@ class AuditProcess:
         self._ready = threading.Event()
         self._proc: subprocess.Popen[bytes] | None = None
         self._threads: list[threading.Thread] = []
+        self._heard = time.monotonic()  # when the last frame arrived (the stall watchdog)
+        self.stalled = False  # killed at the stop after STALL_WAIT without a frame
 
     @property
     def pid(self) -> int | None:
@@ -199,8 +206,19 @@ class AuditProcess:
         self._join()
 
     def _join(self) -> None:
+        """Wait for the threads and the exit; a process that sends nothing for
+        ``STALL_WAIT`` seconds is killed (its reader then ends as on a crash)."""
+        self._heard = time.monotonic()  # the wait starts now, however long the proxy idled
         for thread in self._threads:
-            thread.join()
+            while thread.is_alive():
+                thread.join(min(5.0, STALL_WAIT))
+                if (thread.is_alive() and self._proc is not None and self._proc.poll() is None
+                        and time.monotonic() - self._heard > STALL_WAIT):
+                    log.warning("agent-tck: the audit process sent nothing for %.0f s at the "
+                                "stop: killed", STALL_WAIT)
+                    self.stalled = True
+                    with contextlib.suppress(OSError):
+                        self._proc.kill()
         self._threads = []
         if self._proc is not None:
             self.returncode = self._proc.wait()
@@ -246,6 +264,7 @@ class AuditProcess:
                 self.on_stop(lost)
 
     def _take(self, frame: tuple[Any, ...]) -> None:
+        self._heard = time.monotonic()
         kind = frame[0]
         if kind == "result":
             try:
