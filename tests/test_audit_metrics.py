@@ -121,3 +121,15 @@ def test_metrics_move_during_a_live_audit(tmp_path: Path) -> None:
     assert code == 1, err[-3000:]
     ours = [ln for ln in err.splitlines() if "agent-tck" in ln]
     assert ours and all(json.loads(ln)["message"] for ln in ours), err[-3000:]
+
+
+def test_the_grafana_dashboard_shows_every_metric_and_only_metrics_that_exist() -> None:
+    from agent_tck.harness.audit import metrics as metrics_module
+
+    root = Path(__file__).resolve().parent.parent
+    board = json.loads((root / "examples" / "grafana-audit-dashboard.json").read_text())
+    queried = {name for panel in board["panels"] for target in panel.get("targets", ())
+               for name in re.findall(r"agent_tck_audit_[a-z_]+", target["expr"])}
+    listed = set(re.findall(r"``(agent_tck_audit_[a-z_]+)``", metrics_module.__doc__ or ""))
+    # a histogram is queried through its _bucket series
+    assert {q.removesuffix("_bucket") for q in queried} == listed
