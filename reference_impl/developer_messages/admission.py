@@ -328,12 +328,13 @@ class _Reader:
         for name in CONTENT_SLOTS.get(etype, ()):
             self.no_tool_changes(data.get(name), seq, at, "/data/", name)
         if etype in STREAM_EVENTS:
-            self.no_tool_changes_in_stream(data.get("stream"), seq, f"{at}/data/stream")
+            self.no_tool_changes_in_stream(data.get("stream"), seq, at)
 
     def no_tool_changes_in_stream(self, stream: Json, seq: int, at: str) -> None:
         """DM-043 inside the compact stream an assistant/message or assistant/attempt embeds
         (CFP-D002): a chunk entry's block-start ``blockType`` or block-end ``block.type``
-        (session-format-v3-to-v4 README, "embedded assistant block-start/block-end records")."""
+        (session-format-v3-to-v4 README, "embedded assistant block-start/block-end records").
+        ``at`` is the event's pointer; the stream's is joined only for a refusal."""
         if not _is_array(stream):
             return
         for index, entry in enumerate(stream):
@@ -346,7 +347,8 @@ class _Reader:
                    and _is_object(chunk.get("block")) else None)
             if tag in TOOL_CHANGES:
                 raise _reject(
-                    "DM_TOOL_CHANGE_NOT_DEVELOPER", "DM-043", seq, f"{at}/{index}/chunk",
+                    "DM_TOOL_CHANGE_NOT_DEVELOPER", "DM-043", seq,
+                    f"{at}/data/stream/{index}/chunk",
                     f"a {tag} block in an assistant stream; tool-change blocks are developer-only",
                 )
 

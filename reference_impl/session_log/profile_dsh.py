@@ -195,6 +195,9 @@ class _Tools:
 _NOT_STARTED_TEXT: Final = ("The tool call was interrupted before the Harness recorded it as "
                             "started. Retry it if it is still needed.")
 _COMPACTION_SPAN_TYPES: Final = frozenset({"compaction/prune", "compaction/summary"})
+#: the event types :meth:`_Tools.accept` reads (any other: nothing to do)
+_TOOL_TYPES: Final = frozenset({"turn/start", "step/end", "turn/end", "assistant/message",
+                                "tool/call", "tool/result"})
 
 
 def _not_started_repair(event: Mapping[str, Any], data: Mapping[str, Any], ident: str) -> bool:
@@ -271,9 +274,14 @@ class DshV4(Admission):
         data = event["data"]
         if kind == f.END_SEED and data.get("inherited") is True:
             self.inherited_marker = True  # numbering goes on: the child re-stores the prefix
-        return (self.placement(kind, event, data, seq) or self.lifecycle(kind, event, data)
-                or self.tools.accept(kind, event, data) or self.compaction(kind, data, seq)
-                or self.defer_loading(kind, data))
+        if problem := self.placement(kind, event, data, seq) or self.lifecycle(kind, event, data):
+            return problem
+        # the remaining checks read a few types each: called for those only
+        if kind in _TOOL_TYPES and (problem := self.tools.accept(kind, event, data)):
+            return problem
+        if kind in _COMPACTION_SPAN_TYPES:
+            return self.compaction(kind, data, seq)
+        return self.defer_loading(kind, data) if kind == "request/header" else None
 
     def compaction(self, kind: str, data: Mapping[str, Any], seq: int) -> Problem | None:
         """relationships.ts ``span``: a compaction/prune or compaction/summary whose data holds a
@@ -300,8 +308,8 @@ class DshV4(Admission):
 
     def envelope(self, event: Mapping[str, Any], seq: Any) -> Problem | None:
         src = f.V4_README
-        extra = sorted(k for k in event if k not in _ENVELOPE_KEYS)
-        if extra:
+        if not _ENVELOPE_KEYS.issuperset(event):  # the extra keys are listed for a refusal only
+            extra = sorted(k for k in event if k not in _ENVELOPE_KEYS)
             return _say(DSH_ENVELOPE, src, f"envelope has unexpected field(s) {extra}")
         if seq != self.index or type(seq) is not int:
             return _say(DSH_SEQ_ORIGIN, f.VALIDATION,
