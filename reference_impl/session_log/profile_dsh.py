@@ -59,6 +59,8 @@ ERROR_CODES: Final = (DSH_HEADER, DSH_ENVELOPE, DSH_SEQ_ORIGIN, DSH_SURFACE, DSH
 _ENVELOPE_KEYS: Final = frozenset(f.ENVELOPE_REQUIRED + f.ENVELOPE_OPTIONAL)
 _HEADER_KEYS: Final = frozenset(f.HEADER_REQUIRED + f.HEADER_OPTIONAL)
 _ABSOLUTE: Final = re.compile(r"^(/|[A-Za-z]:[\\/]|\\\\)")
+#: a repair result id's call index (relationships.ts notStartedRepair): a canonical integer
+_INDEX: Final = re.compile(r"0|[1-9][0-9]*")
 _OPEN_STEP_TYPES: Final = f.STEP_EVENT_TYPES | {"assistant/message", "tool/call"}
 #: the event types whose data.message message-sources.ts inspects for a retired source
 _MESSAGE_SLOT_TYPES: Final = frozenset({"system/message", "assistant/message", "tool/result"})
@@ -210,7 +212,7 @@ def _not_started_repair(event: Mapping[str, Any], data: Mapping[str, Any], ident
         return True
     suffix = message["id"].removeprefix(f"interrupted-tool-result-{ident}-")
     content = message.get("content")
-    return (suffix != message["id"] and re.fullmatch(r"0|[1-9][0-9]*", suffix) is not None
+    return (suffix != message["id"] and _INDEX.fullmatch(suffix) is not None
             and int(suffix) <= SAFE_INTEGER and type(content) is list and len(content) == 1
             and type(content[0]) is dict and content[0].get("type") == "text"
             and content[0].get("text") == _NOT_STARTED_TEXT)
