@@ -14,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agent_tck.harness.commands.check_log import bounded_lines, check_file
+from agent_tck.reference_impl.developer_messages import admission as dm
 from agent_tck.reference_impl.session_log import format as sl
 from agent_tck.reference_impl.session_log import reader as log_reader
 from tests import dsh_v4_logs as logs
@@ -111,3 +112,17 @@ def test_a_block_type_that_is_an_object_gets_a_verdict(tmp_path: Path, profile: 
     path.write_bytes(w.bytes())
     result = check_file(str(path), profile=profile)
     assert result.get("error", {}).get("code") != "INTERNAL_ERROR", json.dumps(result)
+
+
+@pytest.mark.parametrize("data", [
+    {"turn": {"a": 1}, "step": 1},  # step/end: an object turn closes no step
+    {"turn": 1, "step": {"n": 1}},
+])
+def test_developer_admission_answers_for_unhashable_step_coordinates(data: dict[str, Any]) -> None:
+    """admit() reads any JSON (no reader before it): an unhashable turn or step was a TypeError."""
+    head = logs.header()
+    assert dm.admit([head, {"type": "step/end", "seq": 0, "time": 1, "data": data}]) \
+        == dm.Admission(())
+    block = {"type": "user/message", "seq": 0, "time": 1,
+             "data": {"role": "user", "content": [{"type": ["tool-addition"]}]}}
+    assert dm.admit([head, block]) == dm.Admission(())

@@ -375,7 +375,10 @@ class _Reader:
         if event["type"] == "step/start" and _is_count(turn) and _is_count(step):
             self.open_steps.add((turn, step))
         elif event["type"] == "step/end":
-            self.open_steps.discard((turn, step))
+            try:  # noqa: SIM105 - a try costs nothing here; suppress() is an object per step/end
+                self.open_steps.discard((turn, step))
+            except TypeError:
+                pass  # an object turn or step (unhashable) names no open step
         elif event["type"] == "turn/end":
             self.open_steps = {s for s in self.open_steps if s[0] != turn}
 
