@@ -19,6 +19,7 @@ runtime's own v4 strictness (:mod:`reference_impl.session_log.profile_dsh`). ``-
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import os
 import sys
@@ -158,13 +159,14 @@ def bounded_lines(blocks: Iterable[bytes], max_line: int = MAX_LINE_BYTES) -> It
                 raise _too_long(number + 1, max_line)
             pending += block
             continue
-        parts = (pending + block if pending else block).split(b"\n")
-        pending = parts.pop()
-        if max(map(len, parts)) >= max_line:
+        # cut at b"\n" only, each line keeping its newline, in C (no copy of a line to re-add it)
+        parts = io.BytesIO(pending + block if pending else block).readlines()
+        pending = b"" if parts[-1].endswith(b"\n") else parts.pop()
+        if max(map(len, parts)) > max_line:  # a line of max_line bytes, then its newline
             longest = max(range(len(parts)), key=lambda i: len(parts[i]))
             raise _too_long(number + longest + 1, max_line)
         number += len(parts)
-        yield from [part + b"\n" for part in parts]
+        yield from parts
         if len(pending) > max_line:
             raise _too_long(number + 1, max_line)
     if pending:

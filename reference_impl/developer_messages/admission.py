@@ -90,7 +90,7 @@ def _reject(
 # ---------------------------------------------------------------------------------------------
 # Known vocabulary: where ordinary messages live (the developer role is confined, DM-037..042).
 
-Slot = Callable[[Mapping[str, Json]], Iterator[tuple[str, Json]]]
+Slot = Callable[[Mapping[str, Json]], Iterable[tuple[str, Json]]]
 
 
 def _data_is_message(data: Mapping[str, Json]) -> Iterator[tuple[str, Json]]:
@@ -103,9 +103,10 @@ def _data_is_message(data: Mapping[str, Json]) -> Iterator[tuple[str, Json]]:
 
 
 def _field(name: str) -> Slot:
-    def slot(data: Mapping[str, Json]) -> Iterator[tuple[str, Json]]:
-        if name in data:
-            yield f"/{name}", data[name]
+    where = f"/{name}"  # built once, not per event
+
+    def slot(data: Mapping[str, Json]) -> Iterable[tuple[str, Json]]:
+        return ((where, data[name]),) if name in data else ()
 
     return slot
 
@@ -306,12 +307,12 @@ class _Reader:
 
     # -- ordinary events ----------------------------------------------------------------------
     def ordinary(self, event: Mapping[str, Json], seq: int, at: str) -> None:
-        if event["type"] not in _SLOTTED:
+        etype = event["type"]
+        if etype not in _SLOTTED:
             return  # no slot, content array or stream to read (the reader's hot path)
         data = event.get("data")
         if not _is_object(data):
             return  # DM-034: malformed ordinary slots are the decoder's to recover
-        etype = event["type"]
         if etype in MESSAGE_SLOTS:
             slot, rule = MESSAGE_SLOTS[etype]
             for where, message in slot(data):
@@ -327,13 +328,14 @@ class _Reader:
                 self.no_tool_changes(message.get("content"), seq, at, "/data", where, "/content")
         for name in CONTENT_SLOTS.get(etype, ()):
             self.no_tool_changes(data.get(name), seq, at, "/data/", name)
-        if etype in STREAM_EVENTS:
-            self.no_tool_changes_in_stream(data.get("stream"), seq, f"{at}/data/stream")
+        if etype in STREAM_EVENTS and "stream" in data:  # most messages embed none
+            self.no_tool_changes_in_stream(data["stream"], seq, at)
 
     def no_tool_changes_in_stream(self, stream: Json, seq: int, at: str) -> None:
         """DM-043 inside the compact stream an assistant/message or assistant/attempt embeds
         (CFP-D002): a chunk entry's block-start ``blockType`` or block-end ``block.type``
-        (session-format-v3-to-v4 README, "embedded assistant block-start/block-end records")."""
+        (session-format-v3-to-v4 README, "embedded assistant block-start/block-end records").
+        ``at`` is the event's pointer; the stream's is joined only for a refusal."""
         if not _is_array(stream):
             return
         for index, entry in enumerate(stream):
@@ -346,7 +348,8 @@ class _Reader:
                    and _is_object(chunk.get("block")) else None)
             if tag in TOOL_CHANGES:
                 raise _reject(
-                    "DM_TOOL_CHANGE_NOT_DEVELOPER", "DM-043", seq, f"{at}/{index}/chunk",
+                    "DM_TOOL_CHANGE_NOT_DEVELOPER", "DM-043", seq,
+                    f"{at}/data/stream/{index}/chunk",
                     f"a {tag} block in an assistant stream; tool-change blocks are developer-only",
                 )
 
@@ -372,7 +375,10 @@ class _Reader:
         if event["type"] == "step/start" and _is_count(turn) and _is_count(step):
             self.open_steps.add((turn, step))
         elif event["type"] == "step/end":
-            self.open_steps.discard((turn, step))
+            try:  # noqa: SIM105 - a try costs nothing here; suppress() is an object per step/end
+                self.open_steps.discard((turn, step))
+            except TypeError:
+                pass  # an object turn or step (unhashable) names no open step
         elif event["type"] == "turn/end":
             self.open_steps = {s for s in self.open_steps if s[0] != turn}
 
@@ -523,7 +529,8 @@ class _Reader:
 
     def place(self, event: Mapping[str, Json], seq: int, etype: str, at: str) -> None:
         """Fold one surface event into the current surface (surfaceOp append or replace)."""
-        span = replacement_range(event)
+        # "append" (a string) is never a replacement: no call for the common case
+        span = None if type(event.get("surfaceOp")) is str else replacement_range(event)
         if span is None:
             self.surface.append(etype, seq)
             return

@@ -64,7 +64,9 @@ def _is_array(value: Json) -> TypeGuard[Sequence[Json]]:
 
 ADDITION: Final = "tool-addition"
 REMOVAL: Final = "tool-removal"
-TOOL_CHANGES: Final = frozenset({ADDITION, REMOVAL})
+#: a tuple, not a set: a block's "type" may be any JSON value, an object included, and a
+#: membership test on it must answer, not raise (unhashable)
+TOOL_CHANGES: Final = (ADDITION, REMOVAL)
 HEADER_EVENT: Final = "request/header"
 DEVELOPER_EVENT: Final = "developer/message"
 

@@ -55,8 +55,9 @@ class DeveloperAdmission(Admission):
     def admit(self, event: Mapping[str, Any], line: int) -> Problem | None:
         try:
             # the reader's envelope check already passed (an object, a string type, an integer
-            # seq >= 0); the header is line 1, log index 0
-            self.event(event, event["seq"], event["type"], f"/log/{line - 1}")
+            # seq >= 0). No pointer is built per event: a finding here is reported with its
+            # line and seq (the reader's), never with the admission's JSON pointer.
+            self.event(event, event["seq"], event["type"], "")
         except dm.DeveloperMessageError as err:
             return (err.code, err.message)
         return None

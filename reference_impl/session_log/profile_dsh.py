@@ -59,6 +59,8 @@ ERROR_CODES: Final = (DSH_HEADER, DSH_ENVELOPE, DSH_SEQ_ORIGIN, DSH_SURFACE, DSH
 _ENVELOPE_KEYS: Final = frozenset(f.ENVELOPE_REQUIRED + f.ENVELOPE_OPTIONAL)
 _HEADER_KEYS: Final = frozenset(f.HEADER_REQUIRED + f.HEADER_OPTIONAL)
 _ABSOLUTE: Final = re.compile(r"^(/|[A-Za-z]:[\\/]|\\\\)")
+#: a repair result id's call index (relationships.ts notStartedRepair): a canonical integer
+_INDEX: Final = re.compile(r"0|[1-9][0-9]*")
 _OPEN_STEP_TYPES: Final = f.STEP_EVENT_TYPES | {"assistant/message", "tool/call"}
 #: the event types whose data.message message-sources.ts inspects for a retired source
 _MESSAGE_SLOT_TYPES: Final = frozenset({"system/message", "assistant/message", "tool/result"})
@@ -195,6 +197,9 @@ class _Tools:
 _NOT_STARTED_TEXT: Final = ("The tool call was interrupted before the Harness recorded it as "
                             "started. Retry it if it is still needed.")
 _COMPACTION_SPAN_TYPES: Final = frozenset({"compaction/prune", "compaction/summary"})
+#: the event types :meth:`_Tools.accept` reads (any other: nothing to do)
+_TOOL_TYPES: Final = frozenset({"turn/start", "step/end", "turn/end", "assistant/message",
+                                "tool/call", "tool/result"})
 
 
 def _not_started_repair(event: Mapping[str, Any], data: Mapping[str, Any], ident: str) -> bool:
@@ -207,7 +212,7 @@ def _not_started_repair(event: Mapping[str, Any], data: Mapping[str, Any], ident
         return True
     suffix = message["id"].removeprefix(f"interrupted-tool-result-{ident}-")
     content = message.get("content")
-    return (suffix != message["id"] and re.fullmatch(r"0|[1-9][0-9]*", suffix) is not None
+    return (suffix != message["id"] and _INDEX.fullmatch(suffix) is not None
             and int(suffix) <= SAFE_INTEGER and type(content) is list and len(content) == 1
             and type(content[0]) is dict and content[0].get("type") == "text"
             and content[0].get("text") == _NOT_STARTED_TEXT)
@@ -271,9 +276,14 @@ class DshV4(Admission):
         data = event["data"]
         if kind == f.END_SEED and data.get("inherited") is True:
             self.inherited_marker = True  # numbering goes on: the child re-stores the prefix
-        return (self.placement(kind, event, data, seq) or self.lifecycle(kind, event, data)
-                or self.tools.accept(kind, event, data) or self.compaction(kind, data, seq)
-                or self.defer_loading(kind, data))
+        if problem := self.placement(kind, event, data, seq) or self.lifecycle(kind, event, data):
+            return problem
+        # the remaining checks read a few types each: called for those only
+        if kind in _TOOL_TYPES and (problem := self.tools.accept(kind, event, data)):
+            return problem
+        if kind in _COMPACTION_SPAN_TYPES:
+            return self.compaction(kind, data, seq)
+        return self.defer_loading(kind, data) if kind == "request/header" else None
 
     def compaction(self, kind: str, data: Mapping[str, Any], seq: int) -> Problem | None:
         """relationships.ts ``span``: a compaction/prune or compaction/summary whose data holds a
@@ -300,8 +310,8 @@ class DshV4(Admission):
 
     def envelope(self, event: Mapping[str, Any], seq: Any) -> Problem | None:
         src = f.V4_README
-        extra = sorted(k for k in event if k not in _ENVELOPE_KEYS)
-        if extra:
+        if not _ENVELOPE_KEYS.issuperset(event):  # the extra keys are listed for a refusal only
+            extra = sorted(k for k in event if k not in _ENVELOPE_KEYS)
             return _say(DSH_ENVELOPE, src, f"envelope has unexpected field(s) {extra}")
         if seq != self.index or type(seq) is not int:
             return _say(DSH_SEQ_ORIGIN, f.VALIDATION,

@@ -10,7 +10,7 @@ torn or corrupt tail is in :mod:`reference_impl.session_log.recovery`.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,7 +34,7 @@ from agent_tck.reference_impl.session_log.format import (
     UNKNOWN_EVENT_TYPE,
     UNSUPPORTED_VERSION,
     VOCABULARY,
-    Admission,
+    DataValidator,
     Event,
     Header,
     Log,
@@ -46,6 +46,8 @@ from agent_tck.reference_impl.session_log.format import (
     _is_number,
 )
 from agent_tck.reference_impl.session_log.recovery import Tail
+
+_Admit = Callable[[Mapping[str, Any], int], Problem | None]
 
 
 @dataclass(frozen=True)
@@ -166,20 +168,27 @@ def _in_data(problem: Problem, kind: str, line: int, seq: int) -> LogRejected:
 
 
 class _Events:
-    """The per-log reader state: previous seq, validators and admission instances."""
+    """The per-log reader state: previous seq, and per event type the checks that apply to it
+    (its data validator and the admissions that read that type), looked up once per event."""
 
-    __slots__ = ("admissions", "every", "prev", "typed", "validators")
+    __slots__ = ("admissions", "plans", "prev", "unknown")
 
     def __init__(self, vocabulary: Vocabulary) -> None:
-        self.validators = vocabulary.validators
         admissions = [factory() for factory in vocabulary.admissions]
         self.admissions = tuple(admissions)
-        self.every = tuple(a for a in admissions if a.types is None)
-        typed: dict[str, list[Admission]] = {}
+        # the admissions for every type first, then those for the event's type (vocabulary order)
+        every = tuple(a.admit for a in admissions if a.types is None)
+        typed: dict[str, list[_Admit]] = {}
         for admission in admissions:
             for kind in admission.types or ():
-                typed.setdefault(kind, []).append(admission)
-        self.typed = {kind: tuple(found) for kind, found in typed.items()}
+                typed.setdefault(kind, []).append(admission.admit)
+        validators = vocabulary.validators
+        #: type -> (its validator or None: unknown, the admissions that read it); a type outside
+        #: the table is unknown and read by ``every`` only (kept out: the table stays bounded)
+        self.plans: dict[str, tuple[DataValidator | None, tuple[_Admit, ...]]] = {
+            kind: (validators.get(kind), every + tuple(typed.get(kind, ())))
+            for kind in {*validators, *typed}}
+        self.unknown: tuple[DataValidator | None, tuple[_Admit, ...]] = (None, every)
         self.prev: int | None = None
 
     def header(self, value: Mapping[str, Any], line: int) -> None:
@@ -240,7 +249,7 @@ class _Events:
         ignorable = value.get("ignorable", False)
         if type(ignorable) is not bool:
             raise LogRejected(LogError(INVALID_FIELD, line, "ignorable must be a boolean", seq))
-        validator = self.validators.get(kind)
+        validator, admits = self.plans.get(kind) or self.unknown
         if validator is None:
             # CFP-D004: an unknown type is admitted only when it says it may be ignored.
             if not ignorable:
@@ -250,11 +259,8 @@ class _Events:
         elif problem := validator(data):
             # An ignorable marker does not exempt a known type from validation.
             raise _in_data(problem, kind, line, seq)
-        for admission in self.every:
-            if problem := admission.admit(value, line):
-                raise _in_data(problem, kind, line, seq)
-        for admission in self.typed.get(kind, ()):
-            if problem := admission.admit(value, line):
+        for admit in admits:
+            if problem := admit(value, line):
                 raise _in_data(problem, kind, line, seq)
         return seq, kind
 

@@ -34,17 +34,25 @@ def _wrapper_in(content: Any) -> int | None:
     return None
 
 
+#: event type -> the paths under data of the content arrays to look in (a tool/result's message
+#: too); the path is spelled out only for a refusal (this runs for most events of a log)
+_CONTENT_AT: Final = {**dsh_v4.RETIRED_CONTENT_AT, "tool/result": (
+    *dsh_v4.RETIRED_CONTENT_AT.get("tool/result", ()), ("message", "content"))}
+_STREAM_TYPES: Final = frozenset({"assistant/message", "assistant/attempt"})
+
+
 def _content_arrays(kind: str, data: Mapping[str, Any]) -> Iterator[tuple[tuple[str, ...], Any]]:
-    """(path under data, content) of each content array to look in; the path is spelled out
-    only for a refusal (this runs for most events of a log)."""
-    for path in dsh_v4.RETIRED_CONTENT_AT.get(kind, ()):
-        yield path, _at(data, path)
-    if kind == "tool/result":
-        yield ("message", "content"), _at(data, ("message", "content"))
+    """(path under data, content) of each array of messages' content to look in."""
     name = dsh_v4.RETIRED_MESSAGES_AT.get(kind)
     if name and type(data.get(name)) is list:
         for index, message in enumerate(data[name]):
             yield (f"{name}[{index}]", "content"), _at(message, ("content",))
+
+
+def _wrapper_at(path: tuple[str, ...], index: int) -> Problem:
+    where = "data." + ".".join(path)
+    return (RETIRED_SYNTAX, f"CFP-D011: {where}[{index}] is a tool-result block, the v3 wrapper "
+            "v4 retires (a tool result is a tool/result event with a tool-role message)")
 
 
 def retired_syntax(kind: str, data: Mapping[str, Any]) -> Problem | None:
@@ -55,14 +63,16 @@ def retired_syntax(kind: str, data: Mapping[str, Any]) -> Problem | None:
             return (RETIRED_SYNTAX, "CFP-D011: data.header.system is the retired system key "
                     "(v4 keeps the system prompt in system/message events)")
         return None
-    for path, content in _content_arrays(kind, data):
-        index = _wrapper_in(content)
+    for path in _CONTENT_AT.get(kind, ()):
+        index = _wrapper_in(_at(data, path))
         if index is not None:
-            where = "data." + ".".join(path)
-            return (RETIRED_SYNTAX, f"CFP-D011: {where}[{index}] is a tool-result block, the "
-                    "v3 wrapper v4 retires (a tool result is a tool/result event with a "
-                    "tool-role message)")
-    if kind in ("assistant/message", "assistant/attempt") and type(data.get("stream")) is list:
+            return _wrapper_at(path, index)
+    if kind in dsh_v4.RETIRED_MESSAGES_AT:
+        for path, content in _content_arrays(kind, data):
+            index = _wrapper_in(content)
+            if index is not None:
+                return _wrapper_at(path, index)
+    if kind in _STREAM_TYPES and type(data.get("stream")) is list:
         for index, entry in enumerate(data["stream"]):
             chunk = entry.get("chunk") if type(entry) is dict else None
             if type(chunk) is not dict:
