@@ -13,6 +13,7 @@ from agent_tck.harness.contract.catalogue import load_catalogue
 from agent_tck.harness.contract.vectors import Case, load_cases
 from agent_tck.harness.run.checks import OBSERVATION_RULE, check_names
 from agent_tck.harness.run.evaluate import judge
+from agent_tck.harness.run.outcome import Output, Rejected
 from agent_tck.harness.run.targets import InProcessTarget
 
 
@@ -56,12 +57,17 @@ class _Edited(InProcessTarget):
         return type(result)(value)  # type: ignore[call-arg]
 
 
-def _failed(case_id: str, operation: str, edit: Any) -> set[str]:
-    """The rules whose checks fail when the reference's output for ``case_id`` is edited."""
+def _failed_on(target: InProcessTarget, case_id: str, operation: str) -> set[str]:
+    """The rules whose checks fail when ``target`` answers ``case_id``'s ``operation``."""
     case = _case(case_id)
     exp = next(e for e in case.expect if e.operation == operation)
-    judgment, _ = judge(_Edited(edit), case, exp)
+    judgment, _ = judge(target, case, exp)
     return set(judgment.failed_rules)
+
+
+def _failed(case_id: str, operation: str, edit: Any) -> set[str]:
+    """The rules whose checks fail when the reference's output for ``case_id`` is edited."""
+    return _failed_on(_Edited(edit), case_id, operation)
 
 
 def test_a_part_nested_in_the_musts_output_fails_the_should_and_the_must():
@@ -109,3 +115,51 @@ def test_tools_moved_to_the_front_fail_the_arrival_order_only():
     case, op = "mp-order-tools-not-pushed-to-end", "message-parts.parts"
     assert _failed(case, op, _reordered(["u1", "c1", "res1", "a1", "a2"])) == {"MP-030"}
     assert _failed(case, op, _reordered(["u1", "a1", "a2", "c1", "res1"])) == {"MP-030", "MP-032"}
+
+
+class _Answering(InProcessTarget):
+    """An implementation that answers every call with ``result``."""
+
+    def __init__(self, result: Any) -> None:
+        super().__init__()
+        self._result = result
+
+    def call(self, operation, payload, case=None, observe=False):  # type: ignore[override]
+        return self._result
+
+
+def _failed_with(case_id: str, operation: str, result: Any) -> set[str]:
+    return _failed_on(_Answering(result), case_id, operation)
+
+
+def test_a_reader_refusing_or_dropping_an_embedded_stream_fails_the_readers_must():
+    """data.stream is the writer's option (CFP-D002, MAY; the source runtime writes it); the
+    reader keeps a member it does not interpret (CFP-D005, MUST)."""
+    refused = Rejected("INVALID_EVENT", "data.stream not allowed")
+    case = "cfp-read-embedded-stream-record"
+    assert _failed_with(case, "session.check-log", refused) == {"CFP-D005"}
+    assert _failed_with(case, "session.read", refused) == {"CFP-D005"}
+
+    def strip(value: Any) -> None:
+        value["events"][3]["data"].pop("stream")
+
+    assert _failed(case, "session.read", strip) == {"CFP-D005", "CFP-D002"}
+
+
+def test_a_session_log_accepted_as_a_fixture_fails_the_must_in_both_operations():
+    case = "cfp-fixture-session-log-is-not-a-fixture"
+    for operation in ("session.record", "session.record-load"):
+        assert _failed_with(case, operation, Output({"events": []})) == {"CFP-D010"}
+
+
+def test_a_fork_under_another_head_not_recognised_fails_the_grouping_must():
+    def joined(value: Any) -> None:
+        value["conversations"] = [{"id": "c1", "parent": None, "fork_at": None,
+                                   "requests": [0, 1, 2, 3]}]
+
+    def silent(value: Any) -> None:
+        value["findings"] = []
+
+    for case in ("wa-conv-fork-other-system", "wa-conv-fork-other-tools"):
+        assert _failed(case, "wire.conversation", joined) == {"WA-D008"}
+        assert _failed(case, "wire.conversation", silent) == {"WA-001"}

@@ -100,7 +100,7 @@ case("mp-answer-artifact-link", ["MP-062", "MP-086"],
      checks={"answer": {"outcome": "MP-086", "output": "MP-062", "output:/turns": "MP-062",
                         "output:/turns/0/segments": "MP-086"}})
 
-case("mp-answer-next-steps-belong-to-the-answer", ["MP-064", "MP-102", "MP-050"],
+case("mp-answer-next-steps-belong-to-the-answer", ["MP-064", "MP-102", "MP-050", "MP-011"],
      "Next steps written as answer text are in the answer; the pending approval is a call to "
      "action on the Task surface, not answer text.",
      [start(), *text_part("a1", "Next: review the diff, then approve the migration."),
@@ -111,9 +111,11 @@ case("mp-answer-next-steps-belong-to-the-answer", ["MP-064", "MP-102", "MP-050"]
      project=project_out("active", ("t1", "active", [
          OK_USER, item("a1", "message", "answer"), item("act1", "task", "cta")])),
      # the pending action is never answer text (MP-102, MUST, the whole answer and view); inside
-     # the answer, every assistant text (MP-050, SHOULD), and the next steps among it (MP-064)
+     # the answer, every assistant text (MP-050, SHOULD), a1's text as the answer's segment
+     # (MP-011, MUST: a dropped answer text fails it), and the next steps in it (MP-064)
      checks={"answer": {"outcome": "MP-102", "output": "MP-102", "output:/turns": "MP-102",
                         "output:/turns/0/segments": "MP-050",
+                        "output:/turns/0/segments/0": "MP-011",
                         "output:/turns/0/segments/0/text": "MP-064"},
              "project": {"outcome": "MP-102", "output": "MP-102"}})
 

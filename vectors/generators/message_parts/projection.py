@@ -116,7 +116,10 @@ case("mp-view-finished-facts-once-in-running-turn",
 FILE.charge({"mp-view-completed-turn-folds-into-archive": {"answer": "MP-106",
                                                            "project": "MP-036"}})
 
-# The completed turn's process parts in the timeline archive are MP-034's (MAY) permission;
-# MP-106 and MP-D008 (MUST) require it too, so MP-036 keeps the whole projection.
+# The completed turn's process parts, folded in the timeline archive, are MP-106's (MUST: "after
+# the turn completes they are in the folded timeline archive"); MP-036 keeps the whole projection
+# (folding only after completion). Their placement in the archive is also MP-034's (MAY)
+# permission, nested inside, so every difference there fails MP-106 too.
 FILE.evidence({"mp-view-completed-turn-folds-into-archive": {"project": {
+    "/turns/0/items/1": "MP-106", "/turns/0/items/2": "MP-106",
     "/turns/0/items/1/projection": "MP-034", "/turns/0/items/2/projection": "MP-034"}}})
