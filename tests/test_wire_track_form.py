@@ -61,6 +61,18 @@ def _same_track(dialect: str, message: Any) -> None:
     assert list(derived) == list(track)  # key order too (fingerprints are of the JSON)
 
 
+def _compare_forms(messages: list[Any]) -> dict[int, dict[str, Any]]:
+    """The Messages compare forms of ``messages`` up to the first one not in normal form, as
+    the audit's readability probe makes them."""
+    normal: dict[int, dict[str, Any]] = {}
+    for i, message in enumerate(messages):
+        try:
+            normal[i] = normal_message(ANTHROPIC, message, "compare")
+        except NotARequest:
+            break
+    return normal
+
+
 def test_track_form_derived_on_every_vector_message() -> None:
     assert VECTOR_LISTS
     for messages in VECTOR_LISTS:
@@ -72,12 +84,7 @@ def test_track_form_derived_on_every_vector_message() -> None:
 def test_validity_with_pre_normalized_messages_on_every_vector_list() -> None:
     for messages in VECTOR_LISTS:
         body = {"messages": messages}
-        normal: dict[int, dict[str, Any]] = {}
-        for i, message in enumerate(messages):
-            try:
-                normal[i] = normal_message(ANTHROPIC, message, "compare")
-            except NotARequest:
-                break
+        normal = _compare_forms(messages)
         some = {i: n for i, n in normal.items() if i % 2}  # the rest normalized inside
         expected = validity.messages_problems(body)
         assert validity.messages_problems(body, normal=normal) == expected
@@ -118,11 +125,6 @@ def test_track_form_and_validity_on_generated_messages(messages: list[Any]) -> N
     for message in messages:
         for dialect in (ANTHROPIC, OPENAI):
             _same_track(dialect, message)
-    normal: dict[int, dict[str, Any]] = {}
-    for i, message in enumerate(messages):
-        try:
-            normal[i] = normal_message(ANTHROPIC, message, "compare")
-        except NotARequest:
-            break
     body = {"messages": messages}
+    normal = _compare_forms(messages)
     assert validity.messages_problems(body, normal=normal) == validity.messages_problems(body)
