@@ -110,9 +110,10 @@ class PureAudit:
         self.recent: list[Any] = []
 
     def observe(self, ref: int, x: dict[str, Any]) -> None:
-        audit = audit_exchange(x, previous=reversed(self.recent))
+        normals: dict[int, dict[str, Any]] = {}  # as the Auditor: normalized once, shared
+        audit = audit_exchange(x, previous=reversed(self.recent), normals=normals)
         self.recent = [*self.recent[-(RECENT_AUDITS - 1):], audit]
-        self.tracker.observe(ref, x, audit.compared)
+        self.tracker.observe(ref, x, audit.compared, normals)
 
 
 def median_time(fn: Callable[[], Any], repeats: int) -> tuple[float, float]:

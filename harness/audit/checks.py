@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -116,6 +116,9 @@ class Request:
     #: the first system message (an object with role system), None when there is none; by
     #: default 0, look from the start (audit_exchange carries it from request to request)
     system_at: int | None = 0
+    #: messages already in the wire normal form, purpose compare (index -> normal form;
+    #: :func:`harness.audit.provider_checks.readable_from` made them), not normalized again
+    normals: Mapping[int, dict[str, Any]] = field(default_factory=dict)
 
     def window(self) -> Iterator[tuple[int, Any]]:
         """(index, message) from ``start`` on; checks still look back at the whole list."""

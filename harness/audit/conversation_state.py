@@ -22,6 +22,7 @@ from agent_tck.reference_impl.wire.normal_form import (
     normal_head,
     normal_message,
     same_but_cache_control,
+    track_from_compare,
 )
 
 # ---------------------------------------------------------------------------------------------
@@ -62,9 +63,11 @@ class _Msg:
     readable: bool = True  # False: not in normal form, fingerprinted as sent
 
 
-def _message(dialect: str, message: Any) -> _Msg:
+def _message(dialect: str, message: Any, compare: dict[str, Any] | None = None) -> _Msg:
+    """``compare``: the message's compare form when already made (the track form is derived)."""
     try:
-        normal = normal_message(dialect, message)
+        normal = (normal_message(dialect, message) if compare is None
+                  else track_from_compare(dialect, compare))
     except NotARequest:  # unreadable (WA-D004 reports it): compared as sent, never merged
         unread = (fingerprint(message),)
         return _Msg("", None, unread, hash("unreadable"), hash(("t", hash("unreadable"),
@@ -254,13 +257,14 @@ def common_prefix(messages: list[Any], old: list[Any]) -> int:
 
 
 def _shape(dialect: str, body: Mapping[str, Any], sources: Iterable[_Conv],
-           compared: Sequence[tuple[Any, int]] = (), heads: dict[bytes, Any] | None = None
-           ) -> _Shape:
+           compared: Sequence[tuple[Any, int]] = (), heads: dict[bytes, Any] | None = None,
+           *, normals: Mapping[int, dict[str, Any]] | None = None) -> _Shape:
     """Normalize and fingerprint a request. Messages exactly equal (``==``, in C) to the start
     of a recent conversation's latest request take their normal form from it; only the rest
     are normalized. (``==`` holds ``1`` and ``true`` equal: an agent flipping one for the other
     in an old message goes unseen.) ``compared``: (earlier messages, common prefix) already
-    computed for this very list (by the wire rules), reused for the same earlier list."""
+    computed for this very list (by the wire rules), reused for the same earlier list.
+    ``normals``: this request's messages the wire rules normalized (index -> compare form)."""
     head, head_parts = _head(dialect, body, heads)
     raw = body.get("messages")
     messages: list[Any] = raw if isinstance(raw, list) else []
@@ -283,7 +287,8 @@ def _shape(dialect: str, body: Mapping[str, Any], sources: Iterable[_Conv],
                 messages[known], old[known]):
             known += 1
     records = list(source.records[:known]) if source is not None and source.records else []
-    records += [_message(dialect, m) for m in messages[known:]]
+    made = normals or {}
+    records += [_message(dialect, messages[i], made.get(i)) for i in range(known, len(messages))]
     single, merged = _sequences(records, source.seqs if source is not None else None, known)
     return _Shape(dialect, head, head_parts, single.prints, single.roles, merged,
                   records, messages, known, source.id if source else None)

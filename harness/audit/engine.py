@@ -168,7 +168,9 @@ class Auditor:
         decoded = to_exchange(raw, self.max_body)
         if decoded.exchange is None:
             return ExchangeResult(**base, dialect=dialect, notes=decoded.notes)
-        audit = audit_exchange(decoded.exchange, previous=reversed(self._recent))
+        normals: dict[int, dict[str, Any]] = {}  # normalized once, shared with the tracker
+        audit = audit_exchange(decoded.exchange, previous=reversed(self._recent),
+                               normals=normals)
         if audit.messages is not None and not audit.errors:
             self._recent.append(audit)
         findings = list(audit.findings)
@@ -177,7 +179,7 @@ class Auditor:
         conversation = placement = parent = rewrite = None
         try:
             placed = self._tracker.observe(base["index"], decoded.exchange,
-                                           audit.compared)
+                                           audit.compared, normals)
         except Exception as exc:  # a tracker bug must not end the audit
             errors.append(CheckError("conversation", CONVERSATION_RULES,
                                      f"{type(exc).__name__}: {exc}",

@@ -15,7 +15,7 @@ too (``Check.whole_form``).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from agent_tck.harness.audit.checks import Emit, Request
@@ -33,12 +33,15 @@ _VALIDITY_KEYS = {"BO-D009": "empty-turn", "BO-D010": "empty-text", "BO-D011": "
 
 
 def readable_from(dialect: str, messages: Sequence[Any], start: int,
-                  previous: Sequence[Any] = ()) -> bool | None:
+                  previous: Sequence[Any] = (),
+                  normals: dict[int, dict[str, Any]] | None = None) -> bool | None:
     """Are ``messages[start:]`` in the wire normal form, as the Messages predicates read them
     (True on Chat Completions, whose predicates read messages as sent)? None when normalizing
     raised something else (the check then runs whole and reports it). ``previous``: the
     messages of a request all in normal form whose first ``start`` these repeat; one that
-    differs from its counterpart only by a moved prompt-cache breakpoint is in normal form."""
+    differs from its counterpart only by a moved prompt-cache breakpoint is in normal form.
+    ``normals``: where to keep the normal forms made (index -> compare form), so that the
+    validity predicates and the tracker do not make them again."""
     if dialect != ANTHROPIC:
         return True
     limit = min(len(messages), len(previous))
@@ -46,12 +49,20 @@ def readable_from(dialect: str, messages: Sequence[Any], start: int,
         start += 1
     try:
         for i in range(start, len(messages)):
-            normal_message(ANTHROPIC, messages[i], "compare")
+            normal = normal_message(ANTHROPIC, messages[i], "compare")
+            if normals is not None:
+                normals[i] = normal
     except NotARequest:
         return False
     except Exception:  # e.g. RecursionError in a tool input's JSON: validity raises it too
         return None
     return True
+
+
+def _shifted(normals: Mapping[int, dict[str, Any]], start: int
+             ) -> Mapping[int, dict[str, Any]]:
+    """``normals`` indexed from ``start`` (the window's body holds ``messages[start:]``)."""
+    return normals if start == 0 else {i - start: n for i, n in normals.items() if i >= start}
 
 
 def check_provider_accepts(req: Request) -> Emit:
@@ -63,8 +74,10 @@ def check_provider_accepts(req: Request) -> Emit:
         return  # a message not in normal form: the predicates judge nothing (WA-D004's)
     start = req.start
     body = req.body if start == 0 else {"messages": list(req.messages[start:])}
-    problems = (validity.messages_problems(body) if req.dialect == ANTHROPIC
-                else validity.chat_problems(body))
+    if req.dialect == ANTHROPIC:
+        problems = validity.messages_problems(body, normal=_shifted(req.normals, start))
+    else:
+        problems = validity.chat_problems(body)
     for problem in problems:
         key = _VALIDITY_KEYS.get(problem.rule)
         if key is None:

@@ -267,14 +267,16 @@ def _plan(checks: Sequence[Check], dialect: str) -> _Plan:
 
 def audit_exchange(
     exchange: Mapping[str, Any], checks: Sequence[Check] | None = None,
-    previous: Iterable[ExchangeAudit] = (),
+    previous: Iterable[ExchangeAudit] = (), normals: dict[int, dict[str, Any]] | None = None,
 ) -> ExchangeAudit:
     """Run every applicable check; a check that raises becomes a :class:`CheckError`.
 
     ``previous``: audits of earlier requests (the audit engine passes its recent ones). When
     this request repeats the start of one of them, findings about that unchanged start are
     carried over and the windowed checks run only on the rest: the same result as a full run
-    (a property test holds them equal), in time proportional to what changed.
+    (a property test holds them equal), in time proportional to what changed. ``normals``: a
+    memo this call fills with the messages it normalized (index -> compare form) for the
+    conversation tracker to reuse (``ConversationTracker.observe``).
     """
     checks = CHECKS if checks is None else checks
     dialect = dialect_of(exchange)
@@ -292,17 +294,18 @@ def audit_exchange(
     start, prior = window.start, window.prior
     messages = tuple(raw) if isinstance(raw, list) else ()
     # the normal form is probed only where this request differs from a readable prior
+    normals = {} if normals is None else normals
     if prior is not None and prior.readable:
-        readable = readable_from(dialect, messages, window.known, prior.messages)
+        readable = readable_from(dialect, messages, window.known, prior.messages, normals)
     else:
-        readable = readable_from(dialect, messages, 0)
+        readable = readable_from(dialect, messages, 0, (), normals)
     whole_form_carry = prior is not None and prior.readable is True and readable is True
     if prior is not None and prior.system_at is not None and prior.system_at < window.known:
         system_at: int | None = prior.system_at  # the repeated messages hold it
     else:
         system_at = first_system(messages, window.known if prior is not None else 0)
     headers = request_headers(exchange)
-    req = Request(dialect, body, messages, headers, start, readable, system_at)
+    req = Request(dialect, body, messages, headers, start, readable, system_at, normals)
     findings: list[Finding] = []
     if prior is not None:
         carry = plan.carry_all if whole_form_carry else plan.carry
@@ -312,7 +315,8 @@ def audit_exchange(
                 if index is not None and index < start:
                     findings.append(f)
     errors: list[CheckError] = []
-    whole = req if start == 0 else Request(dialect, body, messages, headers, 0, readable, system_at)
+    whole = req if start == 0 else Request(dialect, body, messages, headers, 0, readable,
+                                           system_at, normals)
     for check in plan.checks:
         run = req if check.windowed and (whole_form_carry or not check.whole_form) else whole
         try:

@@ -175,10 +175,12 @@ class ConversationTracker:
     # -- public ---------------------------------------------------------------------------
 
     def observe(self, ref: Any, exchange: Mapping[str, Any],
-                compared: Sequence[tuple[Any, int]] = ()) -> Placement | None:
+                compared: Sequence[tuple[Any, int]] = (),
+                normals: Mapping[int, dict[str, Any]] | None = None) -> Placement | None:
         """Place one exchange; ``None`` for traffic that is not an auditable LLM request.
         ``compared``: the comparisons of this request's messages with earlier requests'
-        already made (``ExchangeAudit.compared``), so the history is compared once."""
+        already made (``ExchangeAudit.compared``), so the history is compared once;
+        ``normals``: its messages the wire rules normalized (``audit_exchange``'s memo)."""
         dialect = dialect_of(exchange)
         request = exchange.get("request")
         body = request.get("body") if isinstance(request, Mapping) else None
@@ -188,7 +190,7 @@ class ConversationTracker:
             return None
         self._seq += 1
         sources = [self._convs[cid] for cid in reversed(self._recent)]
-        shape = _shape(dialect, body, sources, compared, self._heads)
+        shape = _shape(dialect, body, sources, compared, self._heads, normals=normals)
         placement = self._place(ref, shape)
         conv = self._convs[placement.conversation]
         reply = assistant_reply(dialect, exchange.get("response"))

@@ -312,6 +312,26 @@ def normal_message(dialect: str, message: Json, purpose: Purpose = "track") -> d
     return _openai_message(message, purpose)
 
 
+def track_from_compare(dialect: str, normal: dict[str, Any]) -> dict[str, Any]:
+    """``normal_message(dialect, m, "track")`` from ``normal_message(dialect, m, "compare")``
+    (cheaply: the track form only drops what the compare form keeps; a property test holds
+    them equal). A message other than an assistant one is the same object."""
+    if normal.get("role") != "assistant":
+        return normal
+    if dialect == ANTHROPIC:
+        blocks = []
+        for block in normal["content"]:
+            kind = block.get("type")
+            if kind in _THINKING_BLOCKS:
+                continue  # EQ assistant-reasoning-messages
+            keep = _ASSISTANT_KEEP.get(kind)  # EQ assistant-echo-members
+            blocks.append(block if keep is None else {k: block[k] for k in keep if k in block})
+        return {**normal, "content": blocks}
+    calls = [{k: v for k, v in c.items() if k != "index"} for c in normal["tool_calls"]]
+    return {k: calls if k == "tool_calls" else v for k, v in normal.items()
+            if k in _CHAT_ASSISTANT_KEEP}  # EQ assistant-echo-members
+
+
 def normal_head(dialect: str, body: Mapping[str, Any]) -> dict[str, Any]:
     """``{"system", "tools"}`` (Anthropic) or ``{"tools"}`` (Chat Completions, whose system
     prompt is a message) in normal form."""

@@ -187,12 +187,15 @@ def _block_pointers(index: int, raw: Mapping[str, Any], count: int) -> list[str]
     return [base] * count  # a string content is one text block without a pointer of its own
 
 
-def _turns(messages: Sequence[Any]) -> list[_Turn] | None:
+def _turns(messages: Sequence[Any],
+           known: Mapping[int, Mapping[str, Any]] | None = None) -> list[_Turn] | None:
     turns: list[_Turn] = []
-    previous: dict[str, Any] | None = None
+    previous: Mapping[str, Any] | None = None
     for i, raw in enumerate(messages):
         try:
-            normal = normal_message(ANTHROPIC, raw, "compare")
+            normal = known.get(i) if known is not None else None
+            if normal is None:
+                normal = normal_message(ANTHROPIC, raw, "compare")
         except NotARequest:
             return None
         content = normal["content"]
@@ -314,11 +317,15 @@ def _calls_answered(turns: list[_Turn], off: frozenset[str]) -> Iterator[Problem
                                "next user turn")
 
 
-def messages_problems(body: Any, suspend: frozenset[str] = frozenset()) -> list[Problem]:
-    """Why the Messages API would refuse ``body`` (``[]``: it would not, as far as checked)."""
+def messages_problems(body: Any, suspend: frozenset[str] = frozenset(),
+                      normal: Mapping[int, Mapping[str, Any]] | None = None) -> list[Problem]:
+    """Why the Messages API would refuse ``body`` (``[]``: it would not, as far as checked).
+    ``normal``: messages the caller already has in normal form (index in ``body["messages"]``
+    -> ``normal_message(ANTHROPIC, message, "compare")``), not normalized again; the rest are.
+    """
     off = _off(suspend)
     messages = _messages_list(body)
-    turns = _turns(messages) if messages is not None else None
+    turns = _turns(messages, normal) if messages is not None else None
     if turns is None:
         return []
     if not turns and "messages-not-empty" not in off:
