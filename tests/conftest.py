@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import os
 import sys
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -20,6 +23,19 @@ settings.load_profile(os.environ.get("AGENT_TCK_HYPOTHESIS", "deterministic"))
 
 ROOT = Path(__file__).resolve().parent.parent
 FAKES = Path(__file__).resolve().parent / "fakes"
+
+
+def _bytecode_cache_for_the_session() -> None:
+    """Under ``PYTHONDONTWRITEBYTECODE`` (set on this project's machines) every process the
+    suite starts (each test worker, each ``agent-tck``, adapter and mitmdump subprocess, the
+    import check's forked children) compiled the kit and pytest's rewritten modules from source
+    again (the import check: 8.1 s of CPU, 4.5 s with bytecode kept). The session writes bytecode
+    as Python does by default (``__pycache__``, which git ignores), for itself and its children."""
+    sys.dont_write_bytecode = False
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+
+
+_bytecode_cache_for_the_session()
 
 
 @pytest.fixture(autouse=True, scope="session")
@@ -70,10 +86,50 @@ def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool 
     return None
 
 
+def _unique_node_ids(items: list[pytest.Item]) -> None:
+    """pytest 9.2 gives schemathesis's items (one per API operation, named
+    ``test[POST /v1/messages]``) the node id of their test function, all the same; a
+    pytest-xdist worker, told which tests to run by their ids, then ran the first operation
+    once for each. Such an item's id gets its name's brackets back."""
+    ids = Counter(item.nodeid for item in items)
+    for item in items:
+        node_id = getattr(item, "_id", None)
+        params = item.name.partition("[")[2].removesuffix("]")
+        if ids[item.nodeid] > 1 and params and dataclasses.is_dataclass(node_id) and (
+                getattr(node_id, "params", "") is None):
+            item._id = dataclasses.replace(node_id, params=params)
+
+
+def _rank(item: pytest.Item) -> int:
+    """0: a test sharing a module fixture of its file (the mutation run, the matrix, the audit
+    proxy, the built wheels, a server); 1: a ``slow`` test; 2: the others."""
+    module = item.nodeid.split("::")[0]
+    info = getattr(item, "_fixtureinfo", None)
+    if info is not None and any(d.scope != "function" and d.baseid.startswith(module)
+                                for defs in info.name2fixturedefs.values() for d in defs):
+        return 0
+    return 1 if item.get_closest_marker("slow") else 2
+
+
+def _long_files_first(items: list[pytest.Item]) -> None:
+    """The suite runs on every core (pytest-xdist, ``-n auto --dist loadfile`` in
+    pyproject.toml): a file is one unit of work, run by one worker, so a module fixture is set
+    up once (a session fixture of this file runs once in each worker). The files with a shared
+    fixture or a ``slow`` test start first, so the short ones fill the other core at the end;
+    a stable sort keeps every other order."""
+    rank: dict[str, int] = {}
+    for item in items:
+        file = item.nodeid.split("::")[0]
+        rank[file] = min(rank.get(file, 2), _rank(item))
+    items.sort(key=lambda item: rank[item.nodeid.split("::")[0]])
+
+
 @pytest.hookimpl(trylast=True)  # after the plugin has added the vector items
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """In the checkout, ``--agent-tck`` means what it means in an implementer's tree: the
     vectors and the Gherkin scenarios against the adapter, not the kit's self-tests."""
+    _unique_node_ids(items)
+    _long_files_first(items)
     if not config.getoption("--agent-tck"):
         return
     from agent_tck.harness.pytest_plugin import VectorItem
@@ -85,14 +141,35 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         items[:] = keep
 
 
+#: the mutation score a test worker sent (pytest-xdist): the module ran there, not here
+_WORKER_SCORE: dict = {}
+
+
+def _mutation_score() -> dict:
+    module = sys.modules.get("tests.test_mutants") or sys.modules.get("test_mutants")
+    return getattr(module, "SCORE", None) or _WORKER_SCORE
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    output = getattr(session.config, "workeroutput", None)  # set in a pytest-xdist worker
+    if output is not None and _mutation_score():
+        output["agent_tck_mutation_score"] = json.dumps(_mutation_score())
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error) -> None:  # pytest-xdist: a worker has finished
+    sent = getattr(node, "workeroutput", {}).get("agent_tck_mutation_score")
+    if sent:
+        _WORKER_SCORE.update(json.loads(sent))
+
+
 def pytest_terminal_summary(terminalreporter):
     """Print the mutation score when tests/test_mutants.py ran (and, after a run with --impl
     but not --agent-tck, what it ran)."""
     if _impl_without_vectors(terminalreporter.config):
         terminalreporter.write_sep("-", "agent-tck")
         terminalreporter.write_line(CHECKOUT_IMPL_NOTE)
-    module = sys.modules.get("tests.test_mutants") or sys.modules.get("test_mutants")
-    result = getattr(module, "SCORE", None)
+    result = _mutation_score()
     if result and "killed" in result:  # the score tests ran (not deselected)
         terminalreporter.write_sep("-", "agent-tck mutation score")
         terminalreporter.write_line(

@@ -12,6 +12,8 @@ import pytest
 from agent_tck.harness.cli import main
 from agent_tck.harness.reports import read
 
+pytestmark = pytest.mark.slow  # its subprocesses: start it first on a core of its own (conftest.py)
+
 ROOT = Path(__file__).resolve().parent.parent
 REFERENCE = f"{sys.executable} -m agent_tck.harness.reference_adapter"
 FAMILIES = ["--family", "block-omission", "--family", "in-history-update"]

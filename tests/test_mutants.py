@@ -40,10 +40,17 @@ def outcomes(request: pytest.FixtureRequest):
     reporter = request.config.pluginmanager.get_plugin("terminalreporter")
     capture = request.config.pluginmanager.get_plugin("capturemanager")
 
+    worker = hasattr(request.config, "workerinput")  # pytest-xdist: its reporter is not shown
+
     def progress(done: int, total: int) -> None:
         if reporter is not None and capture is not None and at_a_tenth(done, total):
+            line = f"mutation run: {done}/{total} seeded faults run"
             with capture.global_and_fixture_disabled():
-                reporter.write_line(f"mutation run: {done}/{total} seeded faults run")
+                if worker:  # a worker's stderr is the terminal's
+                    sys.stderr.write(line + "\n")
+                    sys.stderr.flush()
+                else:
+                    reporter.write_line(line)
 
     return run_mutants(load_mutants(), progress=progress)
 
