@@ -27,6 +27,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from agent_tck.harness.run.order import fold_orders, parse_order
+from agent_tck.harness.run.pointer import ABSENT, at_pointer, pointer_tokens
+
 Normalizer = Callable[[Any], Any]
 Json = Any
 
@@ -131,25 +134,6 @@ def compare(expected: Any, actual: Any, mode: str) -> str | None:
     return both if isinstance(both, str) else first_difference(*both)
 
 
-ABSENT = object()
-
-
-def pointer_tokens(pointer: str) -> list[str]:
-    return [t.replace("~1", "/").replace("~0", "~") for t in pointer.split("/")[1:]]
-
-
-def at_pointer(value: Any, pointer: str) -> Any:
-    """The member a JSON pointer names, or ``ABSENT``."""
-    for token in pointer_tokens(pointer):
-        if isinstance(value, dict) and token in value:
-            value = value[token]
-        elif isinstance(value, list) and token.isdigit() and int(token) < len(value):
-            value = value[int(token)]
-        else:
-            return ABSENT
-    return value
-
-
 def _without(value: Any, pointer: str) -> Any:
     """A copy of ``value`` with the member at ``pointer`` replaced by a marker (present or
     not), so the rest compares without it and list positions stay put."""
@@ -190,8 +174,6 @@ def compare_parts(expected: Any, actual: Any, mode: str, parts: tuple[str, ...],
     expected_n, actual_n = both
     out: dict[str, str | None] = {}
     if orders:
-        from agent_tck.harness.run.order import fold_orders, parse_order
-
         actual_n, held = fold_orders(expected_n, actual_n,
                                      tuple(parse_order(o) for o in orders))
         out.update(held)
