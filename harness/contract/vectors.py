@@ -22,9 +22,11 @@ from agent_tck.harness.run.compare import (
     TRACE_MODE,
     carved_constraint,
     mode_for,
+    normal_expected,
     pointer_token,
     trace_constraints,
 )
+from agent_tck.harness.run.order import ORDER, parse_order, refusal
 from agent_tck.reference_impl.strict_json import StrictJSONError, loads
 
 _NOT_VECTORS = {"schema", "rules"}
@@ -58,6 +60,11 @@ class Expectation:
         """The JSON pointers of the named output parts (``output:<pointer>`` checks)."""
         return tuple(name.partition(":")[2] for name, _ in self.checks
                      if name.startswith("output:"))
+
+    @property
+    def orders(self) -> tuple[str, ...]:
+        """The order checks' names (``order:<pointer>[ids]``; :mod:`harness.run.order`)."""
+        return tuple(name for name, _ in self.checks if name.startswith(ORDER))
 
     @property
     def is_error(self) -> bool:
@@ -98,14 +105,37 @@ def _check_attribution(exp: Expectation, case_rules: Sequence[str], where: str) 
                 name.startswith("output") and not has_output):
             raise HarnessError("VECTOR_INVALID", f"check {name!r} does not exist for this "
                                "expectation (error-code needs an error, output an output)", at)
-        if name.startswith("output:") and (exp.alternatives or exp.trace):
-            raise HarnessError("VECTOR_INVALID", "named output parts are for a single "
-                               "expected output, not alternatives (a trace's parts are its "
-                               "trace:<name> constraints)", at)
+        if name.startswith(("output:", ORDER)) and (exp.alternatives or exp.trace):
+            raise HarnessError("VECTOR_INVALID", "named output parts and orders are for a "
+                               "single expected output, not alternatives (a trace's parts are "
+                               "its trace:<name> constraints)", at)
+        if name.startswith(ORDER):
+            _check_order(exp, name, at)
         if name.startswith("trace:") and name[len("trace:"):] not in exp.trace:
             known = ", ".join(f"trace:{t}" for t in exp.trace) or "none: it expects no trace"
             raise HarnessError("VECTOR_INVALID", f"check {name!r} names no trace constraint of "
                                f"this expectation (its constraints: {known})", at)
+
+
+def _check_order(exp: Expectation, name: str, at: str) -> None:
+    """An ``order:`` check names an array of the expected output whose elements have an
+    identity, and (a subset) identities among them in the expected output's own order."""
+    if exp.is_error:
+        raise HarnessError("VECTOR_INVALID", f"check {name!r} does not exist for this "
+                           "expectation (an order needs an output)", at)
+    try:
+        check = parse_order(name)
+    except ValueError as exc:
+        raise HarnessError("VECTOR_INVALID", f"check {name!r}: {exc}", at) from None
+    mode = mode_for(exp.operation, exp.compare)
+    try:
+        expected = normal_expected(exp.output, mode)
+    except Exception as exc:  # an expected output the mode cannot read has no arrays to order
+        raise HarnessError("VECTOR_INVALID", f"check {name!r}: the expected output has no "
+                           f"{mode} normal form ({type(exc).__name__}: {exc})", at) from None
+    why = refusal(check, expected)
+    if why:
+        raise HarnessError("VECTOR_INVALID", f"check {name!r}: {why}", at)
 
 
 def _with_trace(exp: Expectation, scenario: Any) -> Expectation:

@@ -2,11 +2,13 @@
 to exactly one rule (vectors/README.md "Checks").
 
 An expectation's checks are the outcome class (``outcome``: accepted or rejected), the error
-code (``error-code``), the output (``output``, less any named part) and its named parts
-(``output:<JSON pointer>``); the protocol 1.1 observation adds ``observe:input-after`` and
-``observe:repeat``, charged to BO-008 alone; :mod:`harness.run.invariants` adds
-``invariant:<name>``. An expected trace (``subagent-trace``) is held as its constraints,
-``trace:<name>`` (:func:`harness.run.compare.trace_constraints`), ``output`` holding the rest.
+code (``error-code``), the output (``output``, less any named part), its named parts
+(``output:<JSON pointer>``) and the order of an array apart from its content
+(``order:<JSON pointer>``, :mod:`harness.run.order`); the protocol 1.1 observation adds
+``observe:input-after`` and ``observe:repeat``, charged to BO-008 alone;
+:mod:`harness.run.invariants` adds ``invariant:<name>``. An expected trace
+(``subagent-trace``) is held as its constraints, ``trace:<name>``
+(:func:`harness.run.compare.trace_constraints`), ``output`` holding the rest.
 A vector names the rule of a check in its expectation's ``checks``; a check it does not name
 is charged to every rule of the expectation (so a case that attributes nothing is judged as
 before). A check that the outcome never reached (the code of an output, the output of a
@@ -50,13 +52,14 @@ def check_names(expectation: Expectation) -> tuple[str, ...]:
     if any(not k.is_error for k in kinds):
         names.append("output")
         names.extend(f"output:{p}" for p in expectation.output_parts)
+        names.extend(expectation.orders)
         names.extend(f"trace:{t}" for t in expectation.trace)
     return tuple(names)
 
 
 def _of_output(name: str) -> bool:
     """Whether a check holds (part of) an output: not reached by a rejection."""
-    return name.startswith(("output", "trace:"))
+    return name.startswith(("output", "trace:", "order:"))
 
 
 def _codes(kinds: Sequence[Expectation]) -> str:
@@ -67,7 +70,7 @@ def _output_checks(expectation: Expectation, outputs: Sequence[Expectation],
                    value: Any) -> list[Unbound]:
     """``output`` (and its named parts): any accepted output passes; a failure says why each
     one differs."""
-    parts = expectation.output_parts
+    parts, orders = expectation.output_parts, expectation.orders
     if expectation.trace:  # one expected trace: its constraints, and the rest as ``output``
         held = compare_trace(expectation.output, value, expectation.trace)
         return [("output", "fail" if held[""] else "pass", held[""] or ""),
@@ -75,11 +78,13 @@ def _output_checks(expectation: Expectation, outputs: Sequence[Expectation],
                   for t in expectation.trace)]
     reasons: list[str] = []
     for kind in outputs:
-        diffs = compare_parts(kind.output, value, mode_for(kind.operation, kind.compare), parts)
+        diffs = compare_parts(kind.output, value, mode_for(kind.operation, kind.compare), parts,
+                              orders)
         if len(outputs) == 1:
             return [("output", "fail" if diffs[""] else "pass", diffs[""] or ""),
                     *((f"output:{p}", "fail" if diffs[p] else "pass", diffs[p] or "")
-                      for p in parts)]
+                      for p in parts),
+                    *((o, "fail" if diffs[o] else "pass", diffs[o] or "") for o in orders)]
         if diffs[""] is None:
             return [("output", "pass", "")]
         reasons.append(diffs[""])

@@ -27,6 +27,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from agent_tck.harness.run.order import fold_orders, parse_order
+from agent_tck.harness.run.pointer import ABSENT, at_pointer, pointer_tokens
+
 Normalizer = Callable[[Any], Any]
 Json = Any
 
@@ -131,29 +134,10 @@ def compare(expected: Any, actual: Any, mode: str) -> str | None:
     return both if isinstance(both, str) else first_difference(*both)
 
 
-_ABSENT = object()
-
-
-def _tokens(pointer: str) -> list[str]:
-    return [t.replace("~1", "/").replace("~0", "~") for t in pointer.split("/")[1:]]
-
-
-def _at(value: Any, pointer: str) -> Any:
-    """The member a JSON pointer names, or ``_ABSENT``."""
-    for token in _tokens(pointer):
-        if isinstance(value, dict) and token in value:
-            value = value[token]
-        elif isinstance(value, list) and token.isdigit() and int(token) < len(value):
-            value = value[int(token)]
-        else:
-            return _ABSENT
-    return value
-
-
 def _without(value: Any, pointer: str) -> Any:
     """A copy of ``value`` with the member at ``pointer`` replaced by a marker (present or
     not), so the rest compares without it and list positions stay put."""
-    tokens = _tokens(pointer)
+    tokens = pointer_tokens(pointer)
     if not tokens:
         return "<named part>"
     head, rest = tokens[0], "/" + "/".join(tokens[1:]) if len(tokens) > 1 else ""
@@ -172,22 +156,33 @@ def _without(value: Any, pointer: str) -> Any:
     return value
 
 
-def compare_parts(expected: Any, actual: Any, mode: str,
-                  parts: tuple[str, ...]) -> dict[str, str | None]:
+def normal_expected(expected: Any, mode: str) -> Any:
+    """An expected output in ``mode``'s normal form (what named parts and orders address)."""
+    return _normalizers()[mode](expected)
+
+
+def compare_parts(expected: Any, actual: Any, mode: str, parts: tuple[str, ...],
+                  orders: tuple[str, ...] = ()) -> dict[str, str | None]:
     """Each named part (a JSON pointer into the normal form of ``mode``) compared on its own,
     and the rest of the output (``""``) without them: pointer -> first difference or None.
-    A part charged to another rule than the whole output fails only that rule."""
+    A part charged to another rule than the whole output fails only that rule. Each order
+    check (``order:...`` names, :mod:`harness.run.order`) is held on its own, keyed by its
+    name, and the arrays it orders compare with their order folded."""
     both = _normalized(expected, actual, mode)
     if isinstance(both, str):
-        return dict.fromkeys(("", *parts), both)
+        return dict.fromkeys(("", *parts, *orders), both)
     expected_n, actual_n = both
     out: dict[str, str | None] = {}
+    if orders:
+        actual_n, held = fold_orders(expected_n, actual_n,
+                                     tuple(parse_order(o) for o in orders))
+        out.update(held)
     rest_e, rest_a = expected_n, actual_n
     for pointer in parts:
-        want, got = _at(expected_n, pointer), _at(actual_n, pointer)
-        if want is _ABSENT or got is _ABSENT:
+        want, got = at_pointer(expected_n, pointer), at_pointer(actual_n, pointer)
+        if want is ABSENT or got is ABSENT:
             out[pointer] = None if want is got else (
-                f"{pointer}: {'missing' if got is _ABSENT else 'unexpected member'}")
+                f"{pointer}: {'missing' if got is ABSENT else 'unexpected member'}")
         else:
             out[pointer] = first_difference(want, got, pointer)
         rest_e, rest_a = _without(rest_e, pointer), _without(rest_a, pointer)

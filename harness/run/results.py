@@ -112,6 +112,7 @@ class CheckResult:
 
     ``check`` names what was held against what: ``outcome`` (accepted or rejected),
     ``error-code``, ``output`` or ``output:<JSON pointer>`` (a named part of it),
+    ``order:<JSON pointer>`` (an array's order apart from its content), ``trace:<name>``,
     ``observe:input-after`` / ``observe:repeat`` (BO-008), ``invariant:<name>``.
     ``status`` is one of ``CHECK_STATUSES``.
     """

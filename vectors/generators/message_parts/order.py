@@ -43,10 +43,12 @@ case("mp-order-reasoning-not-hoisted", ["MP-031", "MP-030"],
      project=project_out("idle", ("t1", "completed", [
          OK_USER, item("a1", "message", "answer"), item("r1", "timeline", "collapsed"),
          item("a2", "message", "answer")])),
-     # Arrival order is MP-030's (SHOULD): a1, a2, r1 keeps the reasoning after the text and
-     # fails MP-030 only. MP-031 (MUST) is the answer text first, not the reasoning, inside it.
-     checks={op: {"outcome": "MP-031", "output": "MP-031", f"output:/turns/0/{key}": "MP-030",
-                  f"output:/turns/0/{key}/1": "MP-031"}
+     # Order apart from content (order: checks): the full arrival order is MP-030's (SHOULD:
+     # a1, a2, r1 keeps the reasoning after the text and fails MP-030 only); a1 before r1 is
+     # MP-031's (MUST: reasoning not hoisted above the text it followed). The content, compared
+     # with the order folded, is the case's MUST's, MP-031.
+     checks={op: {"outcome": "MP-031", "output": "MP-031", f"order:/turns/0/{key}": "MP-030",
+                  f"order:/turns/0/{key}[a1,r1]": "MP-031"}
              for op, key in (("parts", "parts"), ("project", "items"))})
 
 case("mp-order-tools-not-pushed-to-end", ["MP-032", "MP-030", "MP-060", "MP-061", "MP-011"],
@@ -64,12 +66,14 @@ case("mp-order-tools-not-pushed-to-end", ["MP-032", "MP-030", "MP-060", "MP-061"
          x_text("a2", "Oslo is clear today.")])),
      answer=answer_out(answer_turn("t1", "completed", [
          seg("a1", "I'll check the weather. "), seg("a2", "Oslo is clear today.")])),
-     # In the parts, arrival order is MP-030's (SHOULD: tools moved to the front fail it only);
-     # MP-032 (MUST) is the conclusion last, after the tools, inside it. The answer's text is
-     # MP-011's (MUST); the explanation before the tool and the conclusion after it are MP-060's
-     # and MP-061's (MAY) inside it.
-     checks={"parts": {"outcome": "MP-032", "output": "MP-032", "output:/turns/0/parts": "MP-030",
-                       "output:/turns/0/parts/4": "MP-032"},
+     # In the parts, the full arrival order is MP-030's (SHOULD: tools moved to the front fail
+     # it only); the call and the result before the conclusion is MP-032's (MUST: tools not
+     # pushed to the end), each an order check of its own; the content, compared with the order
+     # folded, is MP-032's. The answer's text is MP-011's (MUST); the explanation before the
+     # tool and the conclusion after it are MP-060's and MP-061's (MAY) inside it.
+     checks={"parts": {"outcome": "MP-032", "output": "MP-032", "order:/turns/0/parts": "MP-030",
+                       "order:/turns/0/parts[c1,a2]": "MP-032",
+                       "order:/turns/0/parts[res1,a2]": "MP-032"},
              "answer": {"outcome": "MP-011", "output": "MP-011", "output:/turns": "MP-011",
                         "output:/turns/0/segments/0": "MP-060",
                         "output:/turns/0/segments/1": "MP-061"}})
@@ -89,9 +93,11 @@ case("mp-order-running-turn-interleaves", ["MP-105", "MP-033", "MP-035", "MP-030
          OK_USER, item("r1", "inline", "live"), item("c1", "inline", "live"),
          item("a1", "message", "answer")])),
      answer=answer_out(answer_turn("t1", "active", [seg("a1", "Checking Oslo")])),
-     # The parts keep arrival order (MP-030, SHOULD: no MUST governs the parts list's order);
-     # what is shown is MP-105's interleaving, MP-033's inline projection and MP-035's live body.
-     checks={"parts": {"outcome": "MP-030", "output": "MP-030"},
+     # The parts keep arrival order (MP-030, SHOULD: no MUST governs the parts list's order),
+     # an order check apart from the content; the content (surface, state, streamed input) is
+     # the running turn's, MP-105's (MUST). What is shown is MP-105's interleaving, MP-033's
+     # inline projection and MP-035's live body.
+     checks={"parts": {"outcome": "MP-105", "output": "MP-105", "order:/turns/0/parts": "MP-030"},
              "project": {"outcome": "MP-105", "output": "MP-105",
                          "output:/turns/0/items/1/projection": "MP-033",
                          "output:/turns/0/items/2/projection": "MP-033",
