@@ -141,11 +141,13 @@ def _header_seq_faults(f: VectorFile) -> None:
     log.dev(add("search"), header_seq=0)
     # issue 21 C: only a log numbered from above 0 has an earlier seq naming nothing, and a
     # reader requiring seq 0 (CFP-D003's other reading) rejects that log as DM_MALFORMED
-    f.admit_either("dm-headerseq-before-the-first-event", ["DM-004"],
+    f.admit_either("dm-headerseq-before-the-first-event", ["DM-004", "DM-D001"],
                    "headerSeq 0 is earlier than the event but names nothing: the log's first "
                    "event is seq 1 (rejected, DM-004). A reader that requires seq 0 (CFP-D003 "
-                   "accepts both readings of the origin) rejects the log as DM_MALFORMED first.",
-                   log, codes=("DM_HEADER_SEQ_UNKNOWN", "DM_MALFORMED"))
+                   "accepts both readings of the origin) rejects the log as DM_MALFORMED first, "
+                   "so either code is accepted (DM-D001).",
+                   log, codes=("DM_HEADER_SEQ_UNKNOWN", "DM_MALFORMED"),
+                   checks={"outcome": "DM-004", "error-code": "DM-D001"})
 
 
 def _non_header_references(f: VectorFile) -> None:

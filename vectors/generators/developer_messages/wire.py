@@ -261,10 +261,12 @@ def _outside_developer(f: VectorFile) -> None:
                     {"role": role, "content": [{"type": "text", "text": "x"}, add("search")]}]
         # issue 21 C: a block with no wire form (UNSUPPORTED_CONTENT) and a tool change outside
         # a developer message (DM_TOOL_CHANGE_NOT_DEVELOPER): both codes' definitions fit
-        f.case(f"dm-wire-tool-change-in-{label}-message", ["DM-043"],
+        f.case(f"dm-wire-tool-change-in-{label}-message", ["DM-043", "DM-D001"],
                f"A tool-addition block inside a {label} message has no wire form outside a "
-               "developer message: UNSUPPORTED_CONTENT, or DM_TOOL_CHANGE_NOT_DEVELOPER (a "
-               "tool-change block in an ordinary message).",
+               "developer message (rejected, DM-043): UNSUPPORTED_CONTENT, or "
+               "DM_TOOL_CHANGE_NOT_DEVELOPER (a tool-change block in an ordinary message); "
+               "either code is accepted (DM-D001).",
                {"history": history_, "tools": TOOLS},
                {REQUEST: {"alternatives": [err("UNSUPPORTED_CONTENT"),
-                                           err("DM_TOOL_CHANGE_NOT_DEVELOPER")]}})
+                                           err("DM_TOOL_CHANGE_NOT_DEVELOPER")],
+                          "checks": {"outcome": "DM-043", "error-code": "DM-D001"}}})
