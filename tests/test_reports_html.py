@@ -268,3 +268,17 @@ def test_per_check_outcomes_are_shown_with_their_rules():
     row = re.search(r"<tr class=\"\"><td><code>output:/messages/0</code></td>(.*?)</tr>",
                     block).group(1)
     assert '<a href="#rule-BO-002"><code>BO-002</code></a>' in row and "✗ fail" in row
+
+
+def test_a_run_of_an_implementation_declaring_wire_check_is_no_audit():
+    # the reference declares wire.check (the wire-audit family's operation): its run report
+    # is a conformance report, with no "What the audit saw" and no Conversations section
+    ops = ["anthropic.serialize", "wire.check", "wire.conversation"]
+    records = [header(implementation={"name": "demo-impl", "version": "1", "operations": ops}),
+               *passing_records()[1:]]
+    text, _ = render(records)
+    assert 'id="seen"' not in text and 'id="conversations"' not in text
+    audit = [header(implementation={"name": "capture", "version": "", "operations": ops},
+                    target={"kind": "capture", "command": "traffic.jsonl"}),
+             *passing_records()[1:]]
+    assert 'id="seen"' in render(audit)[0]

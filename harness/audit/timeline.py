@@ -51,11 +51,17 @@ def _findings_cell(cases: list[CaseResult]) -> str:
     return "<br>".join(parts)
 
 
+#: the target kinds of an audit's results stream: a live proxy or a read capture
+AUDIT_TARGETS = frozenset({"proxy", "capture"})
+
+
 def render_section(run: Run) -> str:
     """The "Conversations" section (an HTML fragment), or ``""`` for a run without audit
     records."""
     by_exchange = _exchanges(run)
-    audit = "wire.check" in (run.header.implementation.get("operations") or ())
+    # an audit's stream (harness/audit/report.py header_record), never a conformance run of an
+    # implementation that declares wire.check (the reference does): that is no audit
+    audit = (run.header.target or {}).get("kind") in AUDIT_TARGETS
     if not by_exchange and not audit:
         return ""
     groups: dict[str, list[tuple[int, list[CaseResult]]]] = {}
