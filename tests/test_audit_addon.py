@@ -290,3 +290,43 @@ def test_an_audit_process_that_stops_making_progress_is_killed_at_the_stop(
     assert "sent nothing for 0 s at the stop: killed" in caplog.text
     assert "the audit did not finish" in caplog.text
     assert not (tmp_path / "reports" / "audit.json").exists()
+
+
+def test_an_exchange_the_audit_process_cannot_audit_is_logged_and_the_next_is_audited(
+        tmp_path: Path) -> None:
+    # the per-exchange containment of the audit process's loop (outcomes are values)
+    import io
+
+    from agent_tck.harness.audit import worker
+
+    class Broken(worker.AuditWorker):
+        calls = 0
+
+        def observe(self, raw: Any) -> Any:
+            Broken.calls += 1
+            if Broken.calls == 1:
+                raise RuntimeError("a rule's bug outside the engine's containment")
+            return super().observe(raw)
+
+    from agent_tck.harness.audit.readers import flow_to_raw
+
+    raw = worker.without_secrets(flow_to_raw(
+        llm_flow(THINKING_IN_USER, response=http.Response.make(200, b"{}")), "flow 1"))
+    inp = io.BytesIO()
+    for frame in (("exchange", raw), ("exchange", raw)):
+        worker.write_frame(inp, frame)
+    inp.seek(0)
+    out = io.BytesIO()
+    original = worker.AuditWorker
+    worker.AuditWorker = Broken  # type: ignore[misc]
+    try:
+        code = worker.serve(inp, out, {"report_dir": str(tmp_path / "r"), "max_body": 1 << 20,
+                                       "source": "proxy test", "name": "test"})
+    finally:
+        worker.AuditWorker = original  # type: ignore[misc]
+    out.seek(0)
+    kinds = []
+    while (frame := worker.read_frame(out)) is not None:
+        kinds.append(frame[0])
+    assert [k for k in kinds if k != "log"] == ["ready", "failed", "result"]
+    assert code == 3  # no end frame: a truncated run, as when the proxy dies

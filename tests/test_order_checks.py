@@ -188,3 +188,49 @@ def test_an_order_check_the_schema_does_not_know_is_refused(tmp_path):
         load_file(_vector(tmp_path, {"order:turns": "MP-030"}))
     assert caught.value.code == "VECTOR_INVALID"
     assert str(tmp_path / "v.json") in str(caught.value.where)
+
+
+# ---- review of the merged tree: no order seen is not a pass; a subset needs the whole ---------
+
+
+def test_a_subset_order_check_alone_is_refused(tmp_path):
+    # the fold puts every element in the expected order: alone, a subset would leave the order
+    # of the unlisted elements checked by nothing
+    path = _vector(tmp_path, {"order:/turns/0/parts[a1,r1]": "MP-031"})
+    with pytest.raises(HarnessError) as caught:
+        load_file(path)
+    assert "needs the whole array's order check beside it" in str(caught.value)
+
+
+def test_a_pointer_token_of_non_ascii_digits_is_refused_not_raised(tmp_path):
+    with pytest.raises(HarnessError) as caught:
+        load_file(_vector(tmp_path, {"order:/turns/\u00b2": "MP-030"}))
+    assert caught.value.code == "VECTOR_INVALID" and "names nothing" in str(caught.value)
+
+
+def _statuses(judgment: Judgment) -> dict[str, str]:
+    return {c.check: c.status for c in judgment.checks}
+
+
+@pytest.mark.parametrize("edit", [
+    lambda turn: turn.update(parts=[]),
+    lambda turn: turn.update(parts=[1, 2, 3]),
+    lambda turn: turn.update(parts={"not": "an array"}),
+    lambda turn: turn.update(parts=[{k: v for k, v in p.items() if k != "id"}
+                                    for p in turn["parts"]][::-1]),
+], ids=["empty", "not-objects", "not-an-array", "reversed-without-ids"])
+def test_an_order_with_nothing_to_see_is_not_applicable_and_the_content_fails(edit):
+    judgment = _judge(HOISTED, PARTS, edit)
+    statuses = _statuses(judgment)
+    assert statuses["order:/turns/0/parts"] == "not-applicable"
+    assert statuses["order:/turns/0/parts[a1,r1]"] == "not-applicable"
+    assert "MP-031" in judgment.failed_rules  # the content's MUST
+    assert "MP-030" not in judgment.failed_rules
+
+
+def test_a_reversed_array_keeping_two_ids_still_fails_the_order():
+    def edit(turn: dict[str, Any]) -> None:
+        parts = turn["parts"][::-1]
+        turn["parts"] = [p if i < 2 else {k: v for k, v in p.items() if k != "id"}
+                         for i, p in enumerate(parts)]
+    assert "MP-030" in _judge(RUNNING, PARTS, edit).failed_rules

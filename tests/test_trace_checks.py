@@ -215,3 +215,27 @@ def test_an_agent_id_with_a_slash_names_its_heads_not_a_carved_kind():
     assert compare_trace(expected, other, names)["heads-team/a"] == (
         'heads team/a: /0/tools: expected 1 items, got 0; first difference at /0/tools/0: '
         'expected "send_message", got nothing')
+
+
+def test_a_trace_whose_action_is_unhashable_fails_every_constraint_and_never_crashes():
+    case_id = next(iter(CASES))
+
+    def edit(trace: list[dict[str, Any]]) -> None:
+        trace[0]["action"] = [0]
+
+    judgment = _judge_edited(case_id, edit)
+    assert judgment.status == "fail"
+    assert all(c.status == "fail" for c in judgment.checks if c.check.startswith("trace:"))
+    assert "not a well-formed subagent-trace body" in judgment.message
+
+
+def test_an_exception_while_judging_is_an_errored_result_not_an_aborted_run(monkeypatch):
+    from agent_tck.harness.run import evaluate
+
+    def broken(*args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("a kit bug")
+
+    monkeypatch.setattr(evaluate, "expectation_checks", broken)
+    judgment = _judge_edited(next(iter(CASES)), lambda trace: None)
+    assert judgment.status == "errored"
+    assert "the kit could not judge this output (RuntimeError: a kit bug)" in judgment.message

@@ -274,6 +274,10 @@ class AuditProcess:
             with self._cond:
                 self._outstanding -= 1
                 self._cond.notify_all()
+        elif kind == "failed":  # an exchange the audit process could not audit (logged there)
+            with self._cond:
+                self._outstanding -= 1
+                self._cond.notify_all()
         elif kind == "log":
             log.log(int(frame[1]), "%s", frame[2])
         elif kind == "ready":
@@ -376,7 +380,13 @@ def serve(inp: IO[bytes], out: IO[bytes], config: dict[str, Any]) -> int:
     write_frame(out, ("ready",))
     while (frame := read_frame(inp)) is not None:
         if frame[0] == "exchange":
-            result = worker.observe(frame[1])
+            try:
+                result = worker.observe(frame[1])
+            except Exception as exc:  # contained: one exchange never stops the audit process
+                log.error("agent-tck: auditing an exchange failed (%s): it is not in the report",
+                          type(exc).__name__)
+                write_frame(out, ("failed",))
+                continue
             write_frame(out, ("result", result, worker.auditor.open_conversations))
         elif frame[0] == "end":
             if frame[1]:

@@ -136,6 +136,12 @@ def _check_order(exp: Expectation, name: str, at: str) -> None:
     why = refusal(check, expected)
     if why:
         raise HarnessError("VECTOR_INVALID", f"check {name!r}: {why}", at)
+    whole = f"{ORDER}{check.pointer}"
+    if check.ids is not None and whole not in exp.orders:
+        # the fold puts every element of the array in the expected order, so without the whole
+        # array's order check the order of the unlisted elements would be checked by nothing
+        raise HarnessError("VECTOR_INVALID", f"check {name!r}: a subset's order needs the "
+                           f"whole array's order check beside it ({whole!r})", at)
 
 
 def _with_trace(exp: Expectation, scenario: Any) -> Expectation:

@@ -28,6 +28,7 @@ from agent_tck.harness.run.compare import (
     first_difference,
     mode_for,
 )
+from agent_tck.harness.run.order import Unseen
 from agent_tck.harness.run.outcome import CallResult, Errored, Observed, Output, Rejected
 from agent_tck.harness.run.results import CheckResult
 
@@ -84,12 +85,17 @@ def _output_checks(expectation: Expectation, outputs: Sequence[Expectation],
             return [("output", "fail" if diffs[""] else "pass", diffs[""] or ""),
                     *((f"output:{p}", "fail" if diffs[p] else "pass", diffs[p] or "")
                       for p in parts),
-                    *((o, "fail" if diffs[o] else "pass", diffs[o] or "") for o in orders)]
+                    *((o, _order_status(diffs[o]), diffs[o] or "") for o in orders)]
         if diffs[""] is None:
             return [("output", "pass", "")]
         reasons.append(diffs[""])
     listed = "; ".join(f"({i + 1}) {r}" for i, r in enumerate(reasons))
     return [("output", "fail", f"matches none of the accepted outputs: {listed}")]
+
+
+def _order_status(diff: str | None) -> str:
+    """An order check's status: not-applicable when there was no order to see."""
+    return "not-applicable" if isinstance(diff, Unseen) else "fail" if diff else "pass"
 
 
 def expectation_checks(expectation: Expectation, result: CallResult) -> list[Unbound]:

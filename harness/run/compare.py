@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from agent_tck.harness.run.order import fold_orders, parse_order
+from agent_tck.harness.run.order import Unseen, fold_orders, parse_order
 from agent_tck.harness.run.pointer import ABSENT, at_pointer, pointer_tokens
 
 Normalizer = Callable[[Any], Any]
@@ -148,7 +148,7 @@ def _without(value: Any, pointer: str) -> Any:
         elif not rest:
             copy[head] = "<named part>"
         return copy
-    if isinstance(value, list) and head.isdigit() and int(head) < len(value):
+    if isinstance(value, list) and head.isascii() and head.isdigit() and int(head) < len(value):
         copy_list = list(value)
         index = int(head)
         copy_list[index] = _without(copy_list[index], rest) if rest else "<named part>"
@@ -169,8 +169,8 @@ def compare_parts(expected: Any, actual: Any, mode: str, parts: tuple[str, ...],
     check (``order:...`` names, :mod:`harness.run.order`) is held on its own, keyed by its
     name, and the arrays it orders compare with their order folded."""
     both = _normalized(expected, actual, mode)
-    if isinstance(both, str):
-        return dict.fromkeys(("", *parts, *orders), both)
+    if isinstance(both, str):  # an output the mode cannot read has no order to see
+        return {**dict.fromkeys(("", *parts), both), **dict.fromkeys(orders, Unseen(both))}
     expected_n, actual_n = both
     out: dict[str, str | None] = {}
     if orders:
@@ -357,7 +357,12 @@ def compare_trace(expected: Any, actual: Any,
         reason = "/: output is not a trace ({\"trace\": [event, ...]}, every event an object)"
         return dict.fromkeys(("", *names), reason)
     want, want_rest = _trace_split(expected, names)
-    got, got_rest = _trace_split(actual, names)
+    try:
+        got, got_rest = _trace_split(actual, names)
+    except (TypeError, ValueError, KeyError, AttributeError) as exc:  # an unhashable action, ...
+        reason = (f"/: output is not a well-formed subagent-trace body "
+                  f"({type(exc).__name__}: {exc})")
+        return dict.fromkeys(("", *names), reason)
     out: dict[str, str | None] = {}
     for name in names:
         diff = first_difference(want[name], got[name])

@@ -162,9 +162,14 @@ def judge(target: Target, case: Case, expectation: Expectation,
         extra, lines = observation_checks(result, case.input)
         transcript = tuple(lines)
         result = result.first
-    checks = bind(expectation, rules, [*expectation_checks(expectation, result), *extra])
-    if isinstance(result, Output):
-        checks += tuple(check_output(expectation.operation, case.input, result.value))
+    try:
+        checks = bind(expectation, rules, [*expectation_checks(expectation, result), *extra])
+        if isinstance(result, Output):
+            checks += tuple(check_output(expectation.operation, case.input, result.value))
+    except Exception as exc:  # a kit defect judging this output: a value, never an aborted run
+        reason = (f"the kit could not judge this output ({type(exc).__name__}: {exc}); "
+                  "a defect of agent-tck, please report it")
+        checks = tuple(CheckResult("output", rid, "errored", reason) for rid in rules)
     if not observable:
         checks = _unobserved(checks)
     if isinstance(result, Errored):

@@ -26,6 +26,12 @@ ORDER = "order:"
 IDENTITY_KEYS = ("id", "part")
 
 
+class Unseen(str):
+    """An order check's result when there was no order to see (no array there, or fewer than
+    two of the checked identities on both sides): *not applicable*, never a pass for an order
+    nobody observed, and never a failure of the order's rule for what is the content's."""
+
+
 @dataclass(frozen=True)
 class OrderCheck:
     """One ``order:`` check: the array at ``pointer``, all its elements or only ``ids``."""
@@ -88,7 +94,7 @@ def _difference(check: OrderCheck, expected: Any, actual: Any) -> str | None:
     want_all = at_pointer(expected, check.pointer)
     got_all = at_pointer(actual, check.pointer)
     if not isinstance(got_all, list):
-        return f"order {check.pointer}: no array there to order"
+        return Unseen(f"order {check.pointer}: no array there to order (the content's)")
     key = identity_key(want_all) or IDENTITY_KEYS[0]
     want = [e[key] for e in want_all]
     if check.ids is not None:
@@ -97,6 +103,9 @@ def _difference(check: OrderCheck, expected: Any, actual: Any) -> str | None:
                               if isinstance(e, dict) and isinstance(e.get(key), str)))
     got = [i for i in seen if i in want]
     want = [i for i in want if i in got]
+    if len(got) < 2:
+        return Unseen(f"order {check.pointer}: fewer than two of its elements are there with "
+                      "their identity, so no order to see (what is missing is the content's)")
     if want == got:
         return None
     return f"order {check.pointer}: expected {', '.join(want)}; got {', '.join(got)}"

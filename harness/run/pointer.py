@@ -20,7 +20,8 @@ def at_pointer(value: Any, pointer: str) -> Any:
     for token in pointer_tokens(pointer):
         if isinstance(value, dict) and token in value:
             value = value[token]
-        elif isinstance(value, list) and token.isdigit() and int(token) < len(value):
+        elif (isinstance(value, list) and token.isascii() and token.isdigit()
+              and int(token) < len(value)):
             value = value[int(token)]
         else:
             return ABSENT
