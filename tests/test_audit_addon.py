@@ -8,6 +8,7 @@ import hashlib
 import json
 import os
 import signal
+import sys
 import threading
 from pathlib import Path
 from typing import Any
@@ -330,3 +331,23 @@ def test_an_exchange_the_audit_process_cannot_audit_is_logged_and_the_next_is_au
         kinds.append(frame[0])
     assert [k for k in kinds if k != "log"] == ["ready", "failed", "result"]
     assert code == 3  # no end frame: a truncated run, as when the proxy dies
+
+
+def test_a_traceback_the_audit_process_logs_reaches_the_proxy_redacted() -> None:
+    import io
+    import logging
+
+    from agent_tck.harness.audit import worker
+
+    out = io.BytesIO()
+    handler = worker._ToProxy(out)
+    try:
+        raise ValueError(f"upstream said: bad key {KEY}")
+    except ValueError:
+        record = logging.LogRecord("agent_tck.audit", logging.ERROR, __file__, 1,
+                                   "the audit process failed", (), sys.exc_info())
+    handler.emit(record)
+    out.seek(0)
+    frame = worker.read_frame(out)
+    assert frame is not None and frame[0] == "log"
+    assert "ValueError" in frame[2] and KEY not in frame[2]

@@ -453,12 +453,16 @@ class _ToProxy(logging.Handler):
     two never run into each other (an unbuffered stderr writes a line and its newline apart)."""
 
     def __init__(self, out: IO[bytes]) -> None:
+        from agent_tck.harness.audit.redact import Scrubber
+
         super().__init__(logging.WARNING)
         self.out = out
+        self.scrub = Scrubber()  # a traceback's text is no line of ours: redacted here
 
     def emit(self, record: logging.LogRecord) -> None:
         with contextlib.suppress(Exception):  # the proxy is gone: the line has nowhere to go
             text = record.getMessage()
             if record.exc_info:
-                text += "\n" + logging.Formatter().formatException(record.exc_info)
+                text += "\n" + self.scrub.text(
+                    logging.Formatter().formatException(record.exc_info))
             write_frame(self.out, ("log", record.levelno, text))
