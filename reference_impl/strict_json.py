@@ -45,6 +45,8 @@ from typing import Any
 
 import msgspec
 
+from agent_tck.reference_impl.json_pointer import escape
+
 #: Deepest nesting of arrays and objects accepted. Far above any real request, log line or vector
 #: (they stay under 20), far below the interpreter's recursion limit, so every later walker is safe.
 MAX_DEPTH = 200
@@ -168,7 +170,7 @@ def _lone_surrogate(value: Any) -> str | None:
                 return pointer or "/"
         elif isinstance(item, dict):
             for key, sub in item.items():
-                escaped = key.replace("~", "~0").replace("/", "~1")
+                escaped = escape(key)
                 if not _encodable(key):
                     return f"{pointer}/{escaped}"
                 stack.append((f"{pointer}/{escaped}", sub))

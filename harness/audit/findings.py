@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from agent_tck.reference_impl.json_pointer import escape
+
 ERROR = "error"
 WARNING = "warning"
 
@@ -109,10 +111,6 @@ def sort_findings(findings: Sequence[Finding]) -> list[Finding]:
 
 # ---------------------------------------------------------------------------------------------
 # JSON pointers
-
-
-def escape(token: object) -> str:
-    return str(token).replace("~", "~0").replace("/", "~1")
 
 
 def body_pointer(*tokens: object) -> str:

@@ -10,12 +10,7 @@ from jsonschema import Draft202012Validator
 
 from agent_tck.harness.common.data import vectors_dir
 from agent_tck.harness.common.errors import HarnessError
-
-
-def pointer(path: Any) -> str:
-    """A JSON pointer (RFC 6901) for a jsonschema error path."""
-    parts = [str(p).replace("~", "~0").replace("/", "~1") for p in path]
-    return "/" + "/".join(parts) if parts else ""
+from agent_tck.reference_impl.json_pointer import pointer
 
 
 @cache

@@ -23,10 +23,10 @@ from agent_tck.harness.run.compare import (
     carved_constraint,
     mode_for,
     normal_expected,
-    pointer_token,
     trace_constraints,
 )
 from agent_tck.harness.run.order import ORDER, parse_order, refusal
+from agent_tck.reference_impl.json_pointer import escape
 from agent_tck.reference_impl.strict_json import StrictJSONError, loads
 
 _NOT_VECTORS = {"schema", "rules"}
@@ -97,7 +97,7 @@ def _check_attribution(exp: Expectation, case_rules: Sequence[str], where: str) 
     has_error = any(k.is_error for k in kinds)
     has_output = any(not k.is_error for k in kinds)
     for name, rule in exp.checks:
-        at = f"{where}/checks/{pointer_token(name)}"
+        at = f"{where}/checks/{escape(name)}"
         if rule not in allowed:
             raise HarnessError("VECTOR_INVALID", f"check {name!r} is charged to {rule}, which "
                                f"is not among the expectation's rules {sorted(allowed)}", at)

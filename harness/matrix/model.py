@@ -27,6 +27,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from agent_tck.reference_impl.json_pointer import pointer
+
 MATRIX_FORMAT = "agent-tck-matrix/1"
 STATUSES = ("pass", "fail", "not-exercised", "could-not-run")
 API_NAMES = {"anthropic": "Messages", "openai": "Chat Completions"}
@@ -109,7 +111,7 @@ def parse_scenario(data: Any, where: str, schema: Mapping[str, Any]) -> Scenario
                     key=lambda e: list(e.absolute_path))
     if errors:
         e = errors[0]
-        raise MatrixInputError(where, _pointer(e.absolute_path), e.message)
+        raise MatrixInputError(where, pointer(e.absolute_path), e.message)
     try:
         parse_script(data["script"])
     except TckError as exc:
@@ -401,10 +403,6 @@ def assemble(*, columns: Sequence[Column], scenarios: Sequence[Scenario],
 def _rule_key(rid: str) -> tuple[str, int, str]:
     prefix, _, rest = rid.partition("-")
     return (prefix, 1 if rest.startswith("D") else 0, rest)
-
-
-def _pointer(path: Iterable[Any]) -> str:
-    return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in path)
 
 
 # --- views --------------------------------------------------------------------------------------

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
 from agent_tck.reference_impl.errors import TckError
+from agent_tck.reference_impl.json_pointer import escape
 from agent_tck.reference_impl.wire.dialects import ANTHROPIC, OPENAI
 
 Api = Literal["anthropic", "openai"]
@@ -258,15 +259,11 @@ def _obj(value: Any, pointer: str, allowed: Sequence[str], required: Sequence[st
         raise _bad(pointer, "expected an object")
     for key in value:
         if key not in allowed:
-            raise _bad(f"{pointer}/{_esc(key)}", f"unknown field {key!r}")
+            raise _bad(f"{pointer}/{escape(key)}", f"unknown field {key!r}")
     for key in required:
         if key not in value:
             raise _bad(pointer, f"missing required field {key!r}")
     return value
-
-
-def _esc(key: str) -> str:
-    return key.replace("~", "~0").replace("/", "~1")
 
 
 def _str(value: Any, pointer: str, *, nonempty: bool = False) -> str:
@@ -505,9 +502,9 @@ def _parse_fault(raw: Any, at: str) -> Fault:
         )
         for name, value in headers.items():
             if not _is_token(name) or name.lower() in _RESERVED_HEADERS:
-                raise _bad(f"{at}/headers/{_esc(name)}", "not a header the script may set")
+                raise _bad(f"{at}/headers/{escape(name)}", "not a header the script may set")
             if not isinstance(value, str) or any(c in value for c in "\r\n\0"):
-                raise _bad(f"{at}/headers/{_esc(name)}", "expected a one-line string")
+                raise _bad(f"{at}/headers/{escape(name)}", "expected a one-line string")
         return HttpError(
             status=_int(obj["status"], f"{at}/status", 400, 599),
             error_type=_opt_str(obj, "error_type", at),

@@ -21,6 +21,8 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 from typing import Any
 
+from agent_tck.reference_impl.json_pointer import escape
+
 MAX_DIFFERENCES = 100
 MAX_LINES = 3000
 MAX_ALIGNED = 250_000  # list lengths multiplied: above it, lists are compared item by item
@@ -41,10 +43,6 @@ class Difference:
         return (self.actual_at if self.actual_at is not None else self.expected_at) or "/"
 
 
-def _escape(key: str) -> str:
-    return key.replace("~", "~0").replace("/", "~1")
-
-
 def _canon(value: Any) -> str:
     return json.dumps(value, sort_keys=True, ensure_ascii=False, default=repr)
 
@@ -56,7 +54,7 @@ def _same(a: Any, b: Any) -> bool:
 def _walk(expected: Any, actual: Any, e_at: str, a_at: str) -> Iterator[Difference]:
     if isinstance(expected, dict) and isinstance(actual, dict):
         for key in [*expected, *(k for k in actual if k not in expected)]:
-            e_key, a_key = f"{e_at}/{_escape(str(key))}", f"{a_at}/{_escape(str(key))}"
+            e_key, a_key = f"{e_at}/{escape(key)}", f"{a_at}/{escape(key)}"
             if key not in actual:
                 yield Difference("missing", e_key, None, expected[key], None)
             elif key not in expected:
@@ -147,7 +145,7 @@ def _lines(value: Any, at: str, depth: int, lead: str,
         yield at, f"{pad}{lead}{{"
         items = list(value.items())
         for n, (key, item) in enumerate(items):
-            yield from _lines(item, f"{at}/{_escape(str(key))}", depth + 1,
+            yield from _lines(item, f"{at}/{escape(key)}", depth + 1,
                               json.dumps(str(key), ensure_ascii=False) + ": ",
                               "," if n < len(items) - 1 else "")
         yield at, f"{pad}}}{comma}"

@@ -34,6 +34,7 @@ from agent_tck.harness.run.results import (
     Verdict,
     summarize,
 )
+from agent_tck.reference_impl.json_pointer import pointer
 from agent_tck.reference_impl.strict_json import MAX_DEPTH, StrictJSONError, loads
 
 #: longest results.jsonl line read back, in bytes, and deepest nesting (a record wraps an
@@ -172,17 +173,12 @@ def _validators() -> dict[str, Any]:
             for kind in ("header", "case", "footer")}
 
 
-def _pointer(path: Iterable[Any]) -> str:
-    parts = [str(p).replace("~", "~0").replace("/", "~1") for p in path]
-    return "/" + "/".join(parts) if parts else ""
-
-
 def _check(kind: str, record: Mapping[str, Any], source: str, line: int) -> None:
     errors = sorted(_validators()[kind].iter_errors(record), key=lambda e: list(e.path))
     if errors:
         best = errors[0]
         raise StreamError("RESULTS_BAD_RECORD",
-                          f"{kind} record at {_pointer(best.path) or '/'}: {best.message}",
+                          f"{kind} record at {pointer(best.path) or '/'}: {best.message}",
                           source, line)
 
 

@@ -28,7 +28,7 @@ from collections.abc import Callable
 from typing import Any
 
 from agent_tck.harness.run.order import Unseen, fold_orders, parse_order
-from agent_tck.harness.run.pointer import ABSENT, at_pointer, pointer_tokens
+from agent_tck.reference_impl.json_pointer import ABSENT, at_pointer, escape, pointer_tokens
 
 Normalizer = Callable[[Any], Any]
 Json = Any
@@ -63,11 +63,6 @@ def mode_for(operation: str, explicit: str | None) -> str:
     return explicit or default_modes().get(operation, "json")
 
 
-def pointer_token(key: str) -> str:
-    """A member name as a JSON pointer token (``/`` is ``~1``, ``~`` is ``~0``)."""
-    return key.replace("~", "~0").replace("/", "~1")
-
-
 def first_difference(expected: Any, actual: Any, at: str = "") -> str | None:
     """The JSON pointer and a short reason of the first difference, or None when equal."""
     if isinstance(expected, bool) or isinstance(actual, bool):
@@ -80,7 +75,7 @@ def first_difference(expected: Any, actual: Any, at: str = "") -> str | None:
         )
     if isinstance(expected, dict) and isinstance(actual, dict):
         for key in sorted(set(expected) | set(actual)):
-            where = f"{at}/{pointer_token(str(key))}"
+            where = f"{at}/{escape(key)}"
             if key not in actual:
                 return f"{where}: missing (expected {_short(expected[key])})"
             if key not in expected:

@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from agent_tck.harness.run.pointer import ABSENT, at_pointer, pointer_tokens
+from agent_tck.reference_impl.json_pointer import ABSENT, at_pointer, pointer_tokens
 
 ORDER = "order:"
 #: The members that identify an array's elements, tried in this order.

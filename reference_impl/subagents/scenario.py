@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from agent_tck.reference_impl.errors import TckError
+from agent_tck.reference_impl.json_pointer import escape
 from agent_tck.reference_impl.subagents.model import (
     ABNORMAL_OUTCOMES,
     ABSENT,
@@ -136,7 +137,7 @@ class _Reader:
             raise self.fail(pointer, f"missing required field {missing[0]!r}")
         unknown = sorted(set(value) - required - optional)
         if unknown:
-            raise self.fail(f"{pointer}/{_esc(unknown[0])}", f"unknown field {unknown[0]!r}")
+            raise self.fail(f"{pointer}/{escape(unknown[0])}", f"unknown field {unknown[0]!r}")
         return value
 
     def string(self, value: Any, pointer: str, *, empty: bool = True) -> str:
@@ -175,10 +176,6 @@ class _Reader:
         return str(value)
 
 
-def _esc(key: str) -> str:
-    return key.replace("~", "~0").replace("/", "~1")
-
-
 def invalid(name: str, pointer: str, what: str, source: str | None = None) -> TckError:
     """The one error of a bad scenario: it names the file (when known), scenario and place."""
     place = describe_pointer(pointer)
@@ -214,7 +211,7 @@ def _tool_config(r: _Reader, spec: Mapping[str, Any], pointer: str) -> ToolConfi
         if not isinstance(params, dict):
             raise r.fail(f"{sp}/params", "must be an object: parameter name -> JSON type")
         typed = tuple(
-            (k, r.choice(v, f"{sp}/params/{_esc(k)}", JSON_TYPES))
+            (k, r.choice(v, f"{sp}/params/{escape(k)}", JSON_TYPES))
             for k, v in sorted(params.items())
         )
         required = r.names(body.get("required", []), f"{sp}/required")
