@@ -19,6 +19,7 @@ from agent_tck.harness import families as _families
 from agent_tck.harness.common.data import features_dir, vectors_dir
 from agent_tck.harness.common.errors import HarnessError
 from agent_tck.harness.common.jsonschema_util import validate
+from agent_tck.harness.common.safe_yaml import load_own
 
 LEVELS = ("MUST", "SHOULD", "MAY")
 RULE_ID = re.compile(r"^[A-Z]{2,4}-D?[0-9]{3}$")
@@ -127,7 +128,7 @@ def _load(folder: Path, extra: tuple[Path, ...], declared: tuple[str, ...]) -> C
     seen: dict[str, Path] = {}
     for path in [*sorted(folder.glob("*.yaml")), *extra]:
         try:
-            doc = yaml.safe_load(path.read_text(encoding="utf-8"))
+            doc = load_own(path.read_text(encoding="utf-8"))
         except yaml.YAMLError as exc:
             raise HarnessError("CATALOGUE_INVALID", f"not valid YAML: {exc}", str(path)) from exc
         validate(doc, "rules.schema.json", code="CATALOGUE_INVALID", where=str(path))

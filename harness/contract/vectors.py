@@ -8,6 +8,7 @@ files from ``--vectors`` are untrusted: read with :func:`reference_impl.strict_j
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -173,14 +174,22 @@ class Case:
         return expectation.rules or self.rules
 
 
-def _parse(path: Path) -> Any:
+#: Digests of the vector texts this process has validated against the schema. A process reads
+#: the vectors more than once (the test suite's modules each load them, the mutation run per
+#: family), and the schema check is most of a load; the same bytes need it once. Parsed anew
+#: every time: each load hands out values of its own.
+_SCHEMA_VALID: set[bytes] = set()
+
+
+def _parse(path: Path) -> tuple[Any, bytes]:
+    """The parsed file and the digest of its bytes."""
     try:
         data = read_whole(path)  # capped: docs/RELIABILITY.md
     except OSError as exc:
         raise HarnessError("VECTOR_INVALID", f"cannot read: {exc.strerror or exc}",
                            str(path)) from None
     try:
-        return loads(data)
+        return loads(data), hashlib.blake2b(data, digest_size=16).digest()
     except StrictJSONError as exc:
         where = f"{path}:{exc.line}:{exc.column}" if exc.line is not None else str(path)
         reason = exc.reason if exc.reason.startswith("not ") else f"not valid JSON: {exc.reason}"
@@ -188,8 +197,10 @@ def _parse(path: Path) -> Any:
 
 
 def load_file(path: Path) -> list[Case]:
-    doc = _parse(path)
-    validate(doc, "vector-file.schema.json", code="VECTOR_INVALID", where=str(path))
+    doc, digest = _parse(path)
+    if digest not in _SCHEMA_VALID:
+        validate(doc, "vector-file.schema.json", code="VECTOR_INVALID", where=str(path))
+        _SCHEMA_VALID.add(digest)
     if families.get(doc["family"]) is None:  # its cases would count for no rule of the run
         raise HarnessError("VECTOR_INVALID", families.undeclared(doc["family"]),
                            f"{path}#/family")

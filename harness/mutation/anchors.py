@@ -32,6 +32,7 @@ from pathlib import Path
 import yaml
 
 from agent_tck.harness.common.errors import HarnessError
+from agent_tck.harness.common.safe_yaml import load_own
 from agent_tck.harness.mutation.mutants import Mutant, definitions, find_checkout, locate
 
 #: ``file`` values of the flat layout (relative to reference_impl/) -> paths in the checkout.
@@ -105,7 +106,7 @@ def enclosing(find: str, text: str) -> str:
 
 def update(path: Path, root: Path) -> tuple[str, list[str]]:
     """The new text of one fault file, and a problem per fault that cannot be anchored."""
-    doc = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    doc = load_own(path.read_text(encoding="utf-8")) or {}
     items = {item.get("name"): item for item in doc.get("mutants", [])}
     problems: list[str] = []
     out: list[str] = []

@@ -46,9 +46,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from agent_tck.harness.common.errors import HarnessError
+from agent_tck.harness.common.safe_yaml import load_own
 
 ROOT = Path(__file__).resolve().parents[2]  # the checkout
 #: the top-level packages a fault may target
@@ -113,7 +112,7 @@ def load_mutants(folder: Path = MUTANTS_DIR) -> list[Mutant]:
     mutants: list[Mutant] = []
     names: set[str] = set()
     for path in sorted(folder.glob("*.yaml")):
-        doc = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        doc = load_own(path.read_text(encoding="utf-8")) or {}
         for index, item in enumerate(doc.get("mutants", [])):
             where = f"{path}#/mutants/{index}"
             missing = {"name", "rules", "file", "function", "find", "replace"} - set(item)
