@@ -121,3 +121,51 @@ def test_no_planted_secret_survives_and_redaction_is_idempotent(value):
         assert "Q" * 40 not in text and "w9" * 20 not in text
         assert "Zx9_aB" not in text and "AbCdEf0123" not in text and BEARER_TOKEN not in text
     assert redact(out) == out
+
+
+# --- might_hold_secret: the writers' gate (serialize first, walk only when it says True) ----------
+
+_TRIGGERS = ["sk-ant-api03-abcdefghijk", "sk-proj-abcdefghijk", "Bearer abcdefgh12",
+             "AKIAZZZZ1234567890AB", "ghp_0123456789abcdefghijklmnopqrstuvwxyz",
+             "github_pat_11ABCDEFGHIJ0123456789_abcdefghij", "xoxb-1234567890-abcdefghij",
+             "AIzaSyA1234567890abcdefghijklmnopqrstu", "https://u:p@h/", "https://h/?sig=abc",
+             "a&code=1", "token=abc", "password: x", "x-api-key abc123def", "Cookie: a=b"]
+_NAMES = ["authorization", "Proxy-Authorization", "x-api-key", "API_KEY", "apiKey", "cookie",
+          "set-cookie", "token", "id_token", "passwd", "pwd", "p-w_d", "db_pass_word",
+          "webhook_secret", "access_token", "session-token", "private_key", "name", "model"]
+_piece = st.sampled_from(_TRIGGERS) | st.text(alphabet=st.characters(codec="utf-8"), max_size=8)
+_gate_text = st.lists(_piece, max_size=3).map(" ".join)
+_gate_json = st.recursive(
+    _gate_text | st.integers() | st.none() | st.booleans(),
+    lambda inner: (st.lists(inner, max_size=3)
+                   | st.dictionaries(st.sampled_from(_NAMES) | _gate_text, inner, max_size=3)
+                   | st.tuples(st.sampled_from(_NAMES), inner).map(list)),
+    max_leaves=8,
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_gate_json)
+def test_the_gate_says_false_only_where_redaction_changes_nothing(value):
+    import json
+
+    from agent_tck.harness.reports.redact import might_hold_secret
+
+    for text in (json.dumps(value, ensure_ascii=False, separators=(",", ":")),
+                 json.dumps(value)):
+        assert might_hold_secret(text) or redact(value) == value, text
+
+
+def test_the_gate_lets_an_ordinary_record_through_and_stops_each_shape():
+    import json
+
+    from agent_tck.harness.reports.redact import might_hold_secret
+
+    ordinary = {"type": "case", "id": "bo-001", "status": "passed", "rules": ["BO-001"],
+                "output": {"messages": [{"role": "user", "content": "hello, world"}]}}
+    assert not might_hold_secret(json.dumps(ordinary))
+    for trigger in _TRIGGERS:
+        assert might_hold_secret(json.dumps({**ordinary, "note": trigger})), trigger
+    for name in _NAMES[:-2]:
+        assert might_hold_secret(json.dumps({name: "v"})), name
+        assert might_hold_secret(json.dumps([[name, "v"]])), name

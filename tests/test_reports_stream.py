@@ -336,3 +336,27 @@ def test_summarize_properties(pairs):
     assert (summary.verdicts["overall"]["verdict"] != NOT_CONFORMANT) == conformant
     assert summary.verdicts["overall"]["failing"] == [
         rid for rid in musts if summary.rule_status[rid] != "pass"]
+
+
+def test_a_run_s_own_lines_are_checked_again_once_changed_or_read_by_another_process(
+        tmp_path, monkeypatch):
+    """A line this process wrote from a typed record is not checked against the schema when it
+    is read back as written (stream._WRITTEN); every line of a reference run is valid all the
+    same (read with the memory emptied, as another process reads it), and a line changed on
+    disk is checked."""
+    from agent_tck.harness.run.conformance_run import RunRequest, run_suite
+
+    folder = tmp_path / "run"
+    run_suite(RunRequest(report_dir=folder))
+    results = folder / "results.jsonl"
+    monkeypatch.setattr(stream, "_WRITTEN", set())
+    assert len(read(results).cases) > 500
+    lines = results.read_bytes().splitlines(keepends=True)
+    stream._WRITTEN.update(stream._digest(line) for line in lines)
+    record = json.loads(lines[1])
+    record["status"] = "maybe"
+    lines[1] = (json.dumps(record) + "\n").encode()
+    results.write_bytes(b"".join(lines))
+    with pytest.raises(StreamError) as err:
+        read(results)
+    assert err.value.code == "RESULTS_BAD_RECORD" and err.value.line == 2
