@@ -389,7 +389,7 @@ def test_the_history_is_compared_once_and_shared_with_the_tracker() -> None:
     second = ex([user, {"role": "assistant", "content": "hi"}, user])
     one = audit_exchange(first)
     two = audit_exchange(second, previous=[one])
-    assert two.compared == ((one.messages, 1),)
+    assert two.compared == ((one.messages, 1, 1),)
     plain, shared = ConversationTracker(), ConversationTracker()
     plain.observe(0, first), shared.observe(0, first, one.compared)
     assert plain.observe(1, second) == shared.observe(1, second, two.compared)

@@ -144,9 +144,10 @@ class ExchangeAudit:
     #: request of the conversation) and the checks that ran
     messages: Any = field(default=None, compare=False, repr=False)
     table: tuple[str, ...] = field(default=(), compare=False, repr=False)
-    #: (earlier request's messages, how many of this request's messages equal their start):
+    #: (earlier request's messages, how many of this request's messages equal their start,
+    #: how many are equal but for prompt-cache marks - Messages only, else the same count):
     #: each comparison made, for the conversation tracker to reuse rather than compare again
-    compared: tuple[tuple[Any, int], ...] = field(default=(), compare=False, repr=False)
+    compared: tuple[tuple[Any, int, int], ...] = field(default=(), compare=False, repr=False)
     #: every message in the wire normal form (None: unknown, a probe raised)
     readable: bool | None = field(default=None, compare=False, repr=False)
     #: the first system message's index (None: none), carried to the next request
@@ -195,7 +196,8 @@ class _Window:
     start: int  # where windowed checks start
     prior: ExchangeAudit | None  # the audit whose findings before ``start`` carry over
     known: int  # messages equal (``==``) to the start of ``prior``'s
-    compared: tuple[tuple[Any, int], ...]  # (earlier messages, common prefix) per comparison
+    #: (earlier messages, common prefix, the prefix equal but for cache marks) per comparison
+    compared: tuple[tuple[Any, int, int], ...]
 
 
 def _window(messages: list[Any], previous: Iterable[ExchangeAudit],
@@ -212,18 +214,18 @@ def _window(messages: list[Any], previous: Iterable[ExchangeAudit],
     the conversation tracker.
     """
     best_k, best = 0, None
-    compared: list[tuple[Any, int]] = []
+    compared: list[tuple[Any, int, int]] = []
     for prior in previous:
         old = prior.messages
         if (prior.dialect != dialect or prior.table != table or prior.errors
                 or not isinstance(old, list)):
             continue
-        k = common_prefix(messages, old)
-        compared.append((old, k))
+        equal = k = common_prefix(messages, old)
         if dialect == ANTHROPIC:  # a message that only lost or gained a cache mark is the same
             limit = min(len(messages), len(old))
             while k < limit and same_but_cache_control(messages[k], old[k]):
                 k += 1
+        compared.append((old, equal, k))
         if k > best_k:
             best_k, best = k, prior
         if k:

@@ -175,7 +175,7 @@ class ConversationTracker:
     # -- public ---------------------------------------------------------------------------
 
     def observe(self, ref: Any, exchange: Mapping[str, Any],
-                compared: Sequence[tuple[Any, int]] = (),
+                compared: Sequence[tuple[Any, int, int]] = (),
                 normals: Mapping[int, dict[str, Any]] | None = None) -> Placement | None:
         """Place one exchange; ``None`` for traffic that is not an auditable LLM request.
         ``compared``: the comparisons of this request's messages with earlier requests'
@@ -453,11 +453,12 @@ class ConversationTracker:
                          single=True)
         if one[0] == "continuation" and one[1] is None:
             return one
-        two = self._hold(shape, shape.merged, list(state.merged), state.merged_last, state,
+        two = self._hold(shape, shape.merged, state.merged, state.merged_last, state,
                          single=False)
         return max(one, two, key=lambda c: (c[3], c[0] == "continuation"))
 
-    def _hold(self, shape: _Shape, seq: _Seq, expected: list[int], last: int, state: _State,
+    def _hold(self, shape: _Shape, seq: _Seq, expected: tuple[int, ...], last: int,
+              state: _State,
               *, single: bool) -> tuple[str, int | None, str | None, int]:
         """One reading: R's sequence against E's; j mapped back to a message as sent, and the
         evidence: how many of R's messages as sent agree with E under that reading."""
@@ -469,7 +470,7 @@ class ConversationTracker:
             return seq.origin[i] if i < n else len(shape.turns)
 
         m = min(n, size)
-        j = (None if list(turns[:m]) == expected[:m]  # the usual case, decided in C
+        j = (None if turns[:m] == expected[:m]  # the usual case, decided in C
              else next(i for i in range(m) if turns[i] != expected[i]))
         if j is None:
             if n >= size or (n >= last and state.reply is None):
@@ -492,7 +493,7 @@ class ConversationTracker:
             want = expected[e_from:]
             if not want:
                 return False
-            if list(turns[r_from:r_from + len(want)]) == want:
+            if turns[r_from:r_from + len(want)] == want:
                 return True
             if not single or state.records is None:
                 return False
@@ -523,7 +524,7 @@ class ConversationTracker:
         if before is None or not before.reply_calls or len(conv.requests) < 2:
             return False
         expected, _ = before.expected()
-        if j != len(expected) or shape.turns[:j] != tuple(expected):
+        if j != len(expected) or shape.turns[:j] != expected:
             return False
         if not (before.reply_calls <= _answers(shape, j)) or before.reply_calls <= conv.answers:
             return False
