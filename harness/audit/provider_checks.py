@@ -59,6 +59,27 @@ def readable_from(dialect: str, messages: Sequence[Any], start: int,
     return True
 
 
+def _text_ids(normal: Mapping[str, Any]) -> bool:
+    """Are the tool ids of a message in normal form all text? The predicates read them as
+    text (``str``), and ``==`` holds ``1`` and ``true`` equal: only then is another message
+    equal to this one (``==``, or but for cache marks) the same to them."""
+    content = normal.get("content")
+    return isinstance(content, list) and all(
+        type(b) is not dict or (type(b.get("id", "")) is str
+                                and type(b.get("tool_use_id", "")) is str) for b in content)
+
+
+def carried_normals(normals: dict[int, dict[str, Any]], previous: Mapping[int, dict[str, Any]],
+                    start: int, known: int) -> Mapping[int, dict[str, Any]]:
+    """``normals`` and, for the messages from ``start`` to ``known`` not normalized here, the
+    normal forms an earlier request all in normal form made (``previous``) of its messages
+    these repeat (the first ``known``, ``==`` or but for cache marks, which the compare form
+    drops): the window's repeated messages are not normalized again (see :func:`_text_ids`)."""
+    extra = {i: previous[i] for i in range(start, known)
+             if i not in normals and i in previous and _text_ids(previous[i])}
+    return {**normals, **extra} if extra else normals
+
+
 def _shifted(normals: Mapping[int, dict[str, Any]], start: int
              ) -> Mapping[int, dict[str, Any]]:
     """``normals`` indexed from ``start`` (the window's body holds ``messages[start:]``)."""

@@ -48,7 +48,11 @@ from agent_tck.harness.audit.checks import (
 )
 from agent_tck.harness.audit.conversation_state import common_prefix
 from agent_tck.harness.audit.findings import Finding, make_finding, rule_id, sort_findings
-from agent_tck.harness.audit.provider_checks import check_provider_accepts, readable_from
+from agent_tck.harness.audit.provider_checks import (
+    carried_normals,
+    check_provider_accepts,
+    readable_from,
+)
 from agent_tck.reference_impl.wire.dialects import ANTHROPIC, OPENAI
 from agent_tck.reference_impl.wire.normal_form import same_but_cache_control
 
@@ -152,6 +156,9 @@ class ExchangeAudit:
     readable: bool | None = field(default=None, compare=False, repr=False)
     #: the first system message's index (None: none), carried to the next request
     system_at: int | None = field(default=0, compare=False, repr=False)
+    #: the messages this audit normalized (index -> compare form), carried to the next request
+    normals: Mapping[int, dict[str, Any]] = field(default_factory=dict, compare=False,
+                                                  repr=False)
 
 
 def _unreadable(exchange: Mapping[str, Any], dialect: str) -> ExchangeAudit | None:
@@ -307,7 +314,10 @@ def audit_exchange(
     else:
         system_at = first_system(messages, window.known if prior is not None else 0)
     headers = request_headers(exchange)
-    req = Request(dialect, body, messages, headers, start, readable, system_at, normals)
+    known = normals  # and the repeated messages of the window, as the prior normalized them
+    if whole_form_carry and prior is not None and prior.normals:
+        known = carried_normals(normals, prior.normals, start, window.known)
+    req = Request(dialect, body, messages, headers, start, readable, system_at, known)
     findings: list[Finding] = []
     if prior is not None:
         carry = plan.carry_all if whole_form_carry else plan.carry
@@ -318,7 +328,7 @@ def audit_exchange(
                     findings.append(f)
     errors: list[CheckError] = []
     whole = req if start == 0 else Request(dialect, body, messages, headers, 0, readable,
-                                           system_at, normals)
+                                           system_at, known)
     for check in plan.checks:
         run = req if check.windowed and (whole_form_carry or not check.whole_form) else whole
         try:
@@ -331,7 +341,7 @@ def audit_exchange(
             ))
     return ExchangeAudit(dialect, tuple(sort_findings(findings)), plan.checked,
                          tuple(errors), raw if isinstance(raw, list) else None, table,
-                         window.compared, readable, system_at)
+                         window.compared, readable, system_at, normals)
 
 
 def check_exchange(exchange: Mapping[str, Any]) -> list[Finding]:
