@@ -314,7 +314,7 @@ def audit_exchange(
     else:
         system_at = first_system(messages, window.known if prior is not None else 0)
     headers = request_headers(exchange)
-    known = normals  # and the repeated messages of the window, as the prior normalized them
+    known: Mapping[int, dict[str, Any]] = normals  # and the window's repeated messages
     if whole_form_carry and prior is not None and prior.normals:
         known = carried_normals(normals, prior.normals, start, window.known)
     req = Request(dialect, body, messages, headers, start, readable, system_at, known)
