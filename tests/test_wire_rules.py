@@ -416,3 +416,23 @@ def test_a_repeated_message_normalized_by_the_prior_request_judges_as_its_own() 
         assert carried.findings == audit_exchange(second).findings
         taken = carried_normals({2: {}}, first.normals, 1, 2)
         assert (1 in taken) == (old_id == "a")
+
+
+def test_tool_findings_carried_from_the_same_tools_equal_a_full_run() -> None:
+    """A check that reads the tools alone (``Check.reads``) is not run again on a request
+    whose tools are the previous request's, byte for byte: its findings carry over, the same
+    as a full run; other tools (1 is not true) run it again."""
+    bad = [{"name": "send_message", "input_schema": {"type": "object", "properties": {}}},
+           {"name": "report", "input_schema": {"properties": {"output": {}}}}]
+    user = {"role": "user", "content": "go"}
+    two = [user, {"role": "assistant", "content": "ok"}, user]
+    first = audit_exchange(ex([user], tools=bad))
+    assert {"WA-D005", "SMA-051"} <= {f.rule for f in first.findings}
+    for tools in (bad, bad[:1], [], [{**bad[0], "strict": 1}]):
+        second = ex(two, tools=tools)
+        assert audit_exchange(second, previous=[first]).findings == audit_exchange(
+            second).findings
+    flag = [{**bad[0], "strict": True}]
+    carried = audit_exchange(ex(two, tools=flag), previous=[audit_exchange(ex([user], tools=[
+        {**bad[0], "strict": 1}]))])
+    assert carried.findings == audit_exchange(ex(two, tools=flag)).findings

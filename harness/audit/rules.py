@@ -24,6 +24,7 @@ Pointers are JSON pointers into the exchange (``/request/body/messages/2/content
 
 from __future__ import annotations
 
+import marshal
 import traceback
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -75,6 +76,10 @@ class Check:
     #: (the validity predicates judge nothing otherwise), so its findings carry over only
     #: between requests that are (see ``Request.readable``)
     whole_form: bool = False
+    #: a body member the check reads alone (with the dialect): a request whose member is the
+    #: same as its conversation's previous request's (marshal bytes: types and order kept)
+    #: has that request's findings of the check, which is not run again
+    reads: str | None = None
 
     @cached_property
     def rule_ids(self) -> tuple[str, ...]:
@@ -102,7 +107,7 @@ CHECKS: tuple[Check, ...] = (
     Check("anthropic-tool-changes", _A, ("tool-change-declared", "tool-change-beta"),
           check_anthropic_tool_changes, windowed=False),
     Check("tool-definitions", _BOTH, ("send-message-schema", "retired-report-tool"),
-          check_tools, windowed=False),
+          check_tools, windowed=False, reads="tools"),
     Check("openai-user-tool-messages", _O,
           ("user-reasoning", "user-tool-call", "tool-result-reasoning", "tool-result-tool-call",
            "chat-unsupported-part", "unreadable-body"), check_openai_user_tool),
@@ -159,6 +164,8 @@ class ExchangeAudit:
     #: the messages this audit normalized (index -> compare form), carried to the next request
     normals: Mapping[int, dict[str, Any]] = field(default_factory=dict, compare=False,
                                                   repr=False)
+    #: check name -> the marshal bytes of the body member it reads alone (``Check.reads``)
+    read: Mapping[str, bytes] = field(default_factory=dict, compare=False, repr=False)
 
 
 def _unreadable(exchange: Mapping[str, Any], dialect: str) -> ExchangeAudit | None:
@@ -274,6 +281,18 @@ def _plan(checks: Sequence[Check], dialect: str) -> _Plan:
     return plan
 
 
+def _read_again(name: str, member: str, body: Mapping[str, Any], prior: ExchangeAudit | None,
+                read: dict[str, bytes]) -> bool:
+    """Does ``prior`` hold this request's findings of check ``name``, which reads ``member``
+    alone (``Check.reads``: it is the same)? Keeps its bytes in ``read`` for the next one."""
+    try:
+        key = marshal.dumps(body.get(member))
+    except ValueError:  # not JSON values: the check runs
+        return False
+    read[name] = key
+    return prior is not None and prior.read.get(name) == key
+
+
 def audit_exchange(
     exchange: Mapping[str, Any], checks: Sequence[Check] | None = None,
     previous: Iterable[ExchangeAudit] = (), normals: dict[int, dict[str, Any]] | None = None,
@@ -329,7 +348,12 @@ def audit_exchange(
     errors: list[CheckError] = []
     whole = req if start == 0 else Request(dialect, body, messages, headers, 0, readable,
                                            system_at, known)
+    read: dict[str, bytes] = {}
     for check in plan.checks:
+        if check.reads is not None and _read_again(check.name, check.reads, body, prior, read
+                                                   ) and prior is not None:
+            findings.extend(f for f in prior.findings if f.check == check.name)
+            continue
         run = req if check.windowed and (whole_form_carry or not check.whole_form) else whole
         try:
             for key, pointer, message in check.fn(run):
@@ -341,7 +365,7 @@ def audit_exchange(
             ))
     return ExchangeAudit(dialect, tuple(sort_findings(findings)), plan.checked,
                          tuple(errors), raw if isinstance(raw, list) else None, table,
-                         window.compared, readable, system_at, normals)
+                         window.compared, readable, system_at, normals, read)
 
 
 def check_exchange(exchange: Mapping[str, Any]) -> list[Finding]:
