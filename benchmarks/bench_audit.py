@@ -113,7 +113,7 @@ class PureAudit:
         normals: dict[int, dict[str, Any]] = {}  # as the Auditor: normalized once, shared
         audit = audit_exchange(x, previous=reversed(self.recent), normals=normals)
         self.recent = [*self.recent[-(RECENT_AUDITS - 1):], audit]
-        self.tracker.observe(ref, x, audit.compared, normals)
+        self.tracker.observe(ref, x, audit.compared, normals, audit.dialect)
 
 
 def median_time(fn: Callable[[], Any], repeats: int) -> tuple[float, float]:
