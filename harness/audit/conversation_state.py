@@ -93,7 +93,7 @@ class _Seq:
 
     prints: tuple[int, ...]
     roles: tuple[str, ...]
-    origin: tuple[int, ...]
+    origin: Sequence[int]  # a range when each message is a turn
 
 
 def _sequences(records: Sequence[_Msg], base: tuple[_Seq, _Seq] | None = None, known: int = 0
@@ -113,7 +113,7 @@ def _sequences(records: Sequence[_Msg], base: tuple[_Seq, _Seq] | None = None, k
         one, two = base
         single = _Seq(one.prints[:known] + tuple(r.turn for r in records[known:]),
                       one.roles[:known] + tuple(r.role for r in records[known:]),
-                      tuple(range(n)))
+                      range(n))
         keep = bisect_left(two.origin, known) - 1  # the last turn begun before known may grow
         if keep > 0:
             prints, roles, origin = (list(two.prints[:keep]), list(two.roles[:keep]),
@@ -121,7 +121,7 @@ def _sequences(records: Sequence[_Msg], base: tuple[_Seq, _Seq] | None = None, k
             first = two.origin[keep]
     else:
         single = _Seq(tuple(r.turn for r in records), tuple(r.role for r in records),
-                      tuple(range(n)))
+                      range(n))
     blocks: list[int] = []
     previous = records[first - 1].merge if first else None
     for i in range(first, n):

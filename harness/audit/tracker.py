@@ -458,7 +458,7 @@ class ConversationTracker:
         "reply-edited" | "reply-dropped", or ``("branch", j, None)``; last, how many of E's
         turns R reproduces (the evidence that ranks candidate conversations)."""
         state = conv.state
-        single = _Seq(shape.turns, shape.roles, tuple(range(len(shape.turns))))
+        single = _Seq(shape.turns, shape.roles, range(len(shape.turns)))
         one = self._hold(shape, single, state.expected()[0], len(state.turns), state,
                          single=True)
         if one[0] == "continuation" and one[1] is None:
