@@ -330,11 +330,24 @@ def _calls_answered(turns: list[_Turn], off: frozenset[str]) -> Iterator[Problem
                                "next user turn")
 
 
+#: the Messages predicates over turns, in the order their problems are listed, with the
+#: rules each can report (from the keys it yields)
+_TURN_PREDICATES: Final = tuple(
+    (fn, frozenset(BY_KEY[key].rule for key in keys)) for fn, keys in (
+        (_empty_content, ("messages-empty-user", "messages-empty-turn")),
+        (_empty_text, ("messages-empty-input-text", "messages-empty-text")),
+        (_tool_results, ("messages-tool-result-first", "messages-tool-result-answers-call")),
+        (_calls_answered, ("messages-tool-call-answered",))))
+
+
 def messages_problems(body: Any, suspend: frozenset[str] = frozenset(),
-                      normal: Mapping[int, Mapping[str, Any]] | None = None) -> list[Problem]:
+                      normal: Mapping[int, Mapping[str, Any]] | None = None,
+                      rules: frozenset[str] | None = None) -> list[Problem]:
     """Why the Messages API would refuse ``body`` (``[]``: it would not, as far as checked).
     ``normal``: messages the caller already has in normal form (index in ``body["messages"]``
     -> ``normal_message(ANTHROPIC, message, "compare")``), not normalized again; the rest are.
+    ``rules``: the rules the caller reports (None: all); a predicate that reports none of them
+    is not run (the others' problems, of any rule, are listed as without it).
     """
     off = _off(suspend)
     messages = _messages_list(body)
@@ -343,8 +356,9 @@ def messages_problems(body: Any, suspend: frozenset[str] = frozenset(),
         return []
     if not turns and "messages-not-empty" not in off:
         return [_problem("messages-not-empty", "/messages", "a request without messages")]
-    return [*_empty_content(turns, off), *_empty_text(turns, off), *_tool_results(turns, off),
-            *_calls_answered(turns, off)]
+    return [problem for predicate, reports in _TURN_PREDICATES
+            if rules is None or not reports.isdisjoint(rules)
+            for problem in predicate(turns, off)]
 
 
 # --- OpenAI Chat Completions ------------------------------------------------------------------
