@@ -113,7 +113,7 @@ class PureAudit:
         normals: dict[int, dict[str, Any]] = {}  # as the Auditor: normalized once, shared
         audit = audit_exchange(x, previous=reversed(self.recent), normals=normals)
         self.recent = [*self.recent[-(RECENT_AUDITS - 1):], audit]
-        self.tracker.observe(ref, x, audit.compared, normals)
+        self.tracker.observe(ref, x, audit.compared, normals, audit.dialect)
 
 
 def median_time(fn: Callable[[], Any], repeats: int) -> tuple[float, float]:
@@ -322,7 +322,8 @@ def _audited(report_dir: Path) -> tuple[int, str]:
     return int(doc["counts"]["exchanges"]), "; ".join(doc.get("notes", [])) or "no notes"
 
 
-def _spread(values: list[float]) -> str:
+def _spread_rounds(values: list[float]) -> str:
+    """(c)'s wording (the name ``_spread`` is (a)'s and (b)'s, which it used to shadow)."""
     return (f"median {statistics.median(values):.2f}, spread {min(values):.2f}-"
             f"{max(values):.2f} over {len(values)} rounds")
 
@@ -363,8 +364,8 @@ def bench_proxy(quick: bool) -> dict[str, float]:
               f"{rates[False][k]:5.1f} req/s; addon p50 {p50s[True][k] * 1000:6.2f} ms, "
               f"{rates[True][k]:5.1f} req/s; audited {audited[k][0]} of {len(bodies) + 5} "
               f"({audited[k][1]})")
-    print(f"    latency ratio (plain/addon):    {_spread(lat_ratios)}  (goal >= 0.95)")
-    print(f"    throughput ratio (addon/plain): {_spread(rate_ratios)}  (goal >= 0.95)")
+    print(f"    latency ratio (plain/addon):    {_spread_rounds(lat_ratios)}  (goal >= 0.95)")
+    print(f"    throughput ratio (addon/plain): {_spread_rounds(rate_ratios)}  (goal >= 0.95)")
     return {"p50_plain_ms": statistics.median(p50s[False]) * 1000,
             "p50_addon_ms": statistics.median(p50s[True]) * 1000,
             "rps_plain": statistics.median(rates[False]),

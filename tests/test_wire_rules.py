@@ -389,7 +389,50 @@ def test_the_history_is_compared_once_and_shared_with_the_tracker() -> None:
     second = ex([user, {"role": "assistant", "content": "hi"}, user])
     one = audit_exchange(first)
     two = audit_exchange(second, previous=[one])
-    assert two.compared == ((one.messages, 1),)
+    assert two.compared == ((one.messages, 1, 1),)
     plain, shared = ConversationTracker(), ConversationTracker()
     plain.observe(0, first), shared.observe(0, first, one.compared)
     assert plain.observe(1, second) == shared.observe(1, second, two.compared)
+
+
+def test_a_repeated_message_normalized_by_the_prior_request_judges_as_its_own() -> None:
+    """The window's repeated messages take their normal form from the earlier request, but
+    only one whose tool ids are text: ``==`` holds ``1`` and ``true`` equal and the predicates
+    read ids as text, so another form is made again. The findings are a full run's."""
+    from agent_tck.harness.audit.provider_checks import carried_normals
+
+    user = {"role": "user", "content": "go"}
+
+    def call(call_id: Any) -> dict[str, Any]:
+        return {"role": "assistant", "content": [
+            {"type": "tool_use", "id": call_id, "name": "t", "input": {}}]}
+
+    answer = {"role": "user", "content": [
+        {"type": "tool_result", "tool_use_id": "True", "content": "ok"}]}
+    for old_id, new_id in ((1, True), (True, 1), ("a", "a")):
+        first = audit_exchange(ex([user, call(old_id)]))
+        second = ex([user, call(new_id), answer])
+        carried = audit_exchange(second, previous=[first])
+        assert carried.findings == audit_exchange(second).findings
+        taken = carried_normals({2: {}}, first.normals, 1, 2)
+        assert (1 in taken) == (old_id == "a")
+
+
+def test_tool_findings_carried_from_the_same_tools_equal_a_full_run() -> None:
+    """A check that reads the tools alone (``Check.reads``) is not run again on a request
+    whose tools are the previous request's, byte for byte: its findings carry over, the same
+    as a full run; other tools (1 is not true) run it again."""
+    bad = [{"name": "send_message", "input_schema": {"type": "object", "properties": {}}},
+           {"name": "report", "input_schema": {"properties": {"output": {}}}}]
+    user = {"role": "user", "content": "go"}
+    two = [user, {"role": "assistant", "content": "ok"}, user]
+    first = audit_exchange(ex([user], tools=bad))
+    assert {"WA-D005", "SMA-051"} <= {f.rule for f in first.findings}
+    for tools in (bad, bad[:1], [], [{**bad[0], "strict": 1}]):
+        second = ex(two, tools=tools)
+        assert audit_exchange(second, previous=[first]).findings == audit_exchange(
+            second).findings
+    flag = [{**bad[0], "strict": True}]
+    carried = audit_exchange(ex(two, tools=flag), previous=[audit_exchange(ex([user], tools=[
+        {**bad[0], "strict": 1}]))])
+    assert carried.findings == audit_exchange(ex(two, tools=flag)).findings

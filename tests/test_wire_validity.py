@@ -399,3 +399,40 @@ def test_an_input_assistant_message_of_empty_text_only_may_be_cleaned_to_no_bloc
     assert check(given(""), turns([])) == []
     assert check(given(""), turns([{"type": "text", "text": ""}])) == []
     assert [f[0] for f in check(given("ok"), turns([]))] == ["BO-D009"]
+
+
+def test_naming_the_rules_reported_changes_none_of_their_problems() -> None:
+    """``messages_problems(rules=...)`` runs only the predicates that can report one of the
+    rules: the problems of those rules are the full run's, on every Messages output of the
+    vectors and on requests breaking each predicate."""
+    from pathlib import Path
+
+    bodies: list[Any] = [
+        {"messages": []},
+        {"messages": [{"role": "user", "content": [{"type": "text", "text": ""}]},
+                      {"role": "assistant", "content": []},
+                      {"role": "assistant", "content": [
+                          {"type": "text", "text": ""},
+                          {"type": "tool_use", "id": "a", "name": "t", "input": {}}]},
+                      {"role": "user", "content": [
+                          {"type": "text", "text": "x"},
+                          {"type": "tool_result", "tool_use_id": "b", "content": [
+                              {"type": "text", "text": ""}]}]},
+                      {"role": "system", "content": []}]},
+    ]
+    root = Path(__file__).resolve().parent.parent / "vectors"
+    for path in sorted(root.glob("*/*.json")):
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        for case in doc.get("cases", []) if isinstance(doc, dict) else []:
+            out = (case.get("expect") or {}).get("anthropic.serialize")
+            if isinstance(out, dict) and isinstance(out.get("output"), dict):
+                bodies.append(out["output"])
+    assert len(bodies) > 50
+    predicates = [p for p in validity.PREDICATES if p.dialect == ANTHROPIC]
+    rule_sets = [frozenset({p.rule}) for p in predicates] + [
+        frozenset({"BO-D009", "BO-D010", "BO-D011"}), frozenset()]
+    for body in bodies:
+        full = validity.messages_problems(body)
+        for rules in rule_sets:
+            some = validity.messages_problems(body, rules=rules)
+            assert [p for p in some if p.rule in rules] == [p for p in full if p.rule in rules]

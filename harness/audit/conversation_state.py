@@ -13,6 +13,7 @@ import marshal
 from bisect import bisect_left
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from agent_tck.reference_impl.wire.dialects import ANTHROPIC, OPENAI
@@ -92,7 +93,7 @@ class _Seq:
 
     prints: tuple[int, ...]
     roles: tuple[str, ...]
-    origin: tuple[int, ...]
+    origin: Sequence[int]  # a range when each message is a turn
 
 
 def _sequences(records: Sequence[_Msg], base: tuple[_Seq, _Seq] | None = None, known: int = 0
@@ -112,7 +113,7 @@ def _sequences(records: Sequence[_Msg], base: tuple[_Seq, _Seq] | None = None, k
         one, two = base
         single = _Seq(one.prints[:known] + tuple(r.turn for r in records[known:]),
                       one.roles[:known] + tuple(r.role for r in records[known:]),
-                      tuple(range(n)))
+                      range(n))
         keep = bisect_left(two.origin, known) - 1  # the last turn begun before known may grow
         if keep > 0:
             prints, roles, origin = (list(two.prints[:keep]), list(two.roles[:keep]),
@@ -120,7 +121,7 @@ def _sequences(records: Sequence[_Msg], base: tuple[_Seq, _Seq] | None = None, k
             first = two.origin[keep]
     else:
         single = _Seq(tuple(r.turn for r in records), tuple(r.role for r in records),
-                      tuple(range(n)))
+                      range(n))
     blocks: list[int] = []
     previous = records[first - 1].merge if first else None
     for i in range(first, n):
@@ -156,11 +157,15 @@ class _State:
     merged_last: int = 0  # how many of those are the request's (the rest: the reply)
     records: tuple[_Msg, ...] | None = None  # E's messages, normalized (to align a rewrite)
 
-    def expected(self) -> tuple[list[int], list[str]]:
+    def expected(self) -> tuple[tuple[int, ...], tuple[str, ...]]:
         """E: the request's turns plus its complete reply, and their roles."""
-        if self.reply is None:
-            return list(self.turns), list(self.roles)
-        return [*self.turns, self.reply], [*self.roles, "assistant"]
+        return self._expected
+
+    @cached_property
+    def _expected(self) -> tuple[tuple[int, ...], tuple[str, ...]]:
+        if self.reply is None:  # made once per state: requests are held against it again
+            return self.turns, self.roles
+        return (*self.turns, self.reply), (*self.roles, "assistant")
 
 
 @dataclass
@@ -257,35 +262,40 @@ def common_prefix(messages: list[Any], old: list[Any]) -> int:
 
 
 def _shape(dialect: str, body: Mapping[str, Any], sources: Iterable[_Conv],
-           compared: Sequence[tuple[Any, int]] = (), heads: dict[bytes, Any] | None = None,
+           compared: Sequence[tuple[Any, int, int]] = (),
+           heads: dict[bytes, Any] | None = None,
            *, normals: Mapping[int, dict[str, Any]] | None = None) -> _Shape:
     """Normalize and fingerprint a request. Messages exactly equal (``==``, in C) to the start
     of a recent conversation's latest request take their normal form from it; only the rest
     are normalized. (``==`` holds ``1`` and ``true`` equal: an agent flipping one for the other
-    in an old message goes unseen.) ``compared``: (earlier messages, common prefix) already
-    computed for this very list (by the wire rules), reused for the same earlier list.
+    in an old message goes unseen.) ``compared``: (earlier messages, common prefix, prefix
+    equal but for cache marks) already computed for this very list (by the wire rules),
+    reused for the same earlier list.
     ``normals``: this request's messages the wire rules normalized (index -> compare form)."""
     head, head_parts = _head(dialect, body, heads)
     raw = body.get("messages")
     messages: list[Any] = raw if isinstance(raw, list) else []
-    known, source = 0, None
+    known, source, marks = 0, None, None
     for conv in sources:
         if conv.raw is None or conv.records is None:
             continue
-        k = next((n for old, n in compared if old is conv.raw), None)
-        if k is None:
-            k = common_prefix(messages, conv.raw)
+        hit = next(((n, m) for old, n, m in compared if old is conv.raw), None)
+        k, m = (common_prefix(messages, conv.raw), None) if hit is None else hit
         if k > known:
-            known, source = k, conv
+            known, source, marks = k, conv, m
         if k:
             break  # the most recently active conversation sharing a start (any would do)
     if source is not None and source.raw is not None and source.records and dialect == ANTHROPIC:
         # a message that only lost (or gained) its prompt-cache breakpoint keeps its normal form
         old, recs = source.raw, source.records
         limit = min(len(messages), len(old))
-        while known < limit and recs[known].readable and same_but_cache_control(
-                messages[known], old[known]):
-            known += 1
+        if marks is not None:  # the wire rules found how far that goes (the same test)
+            while known < min(limit, marks) and recs[known].readable:
+                known += 1
+        else:
+            while known < limit and recs[known].readable and same_but_cache_control(
+                    messages[known], old[known]):
+                known += 1
     records = list(source.records[:known]) if source is not None and source.records else []
     made = normals or {}
     records += [_message(dialect, messages[i], made.get(i)) for i in range(known, len(messages))]

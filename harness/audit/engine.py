@@ -179,7 +179,7 @@ class Auditor:
         conversation = placement = parent = rewrite = None
         try:
             placed = self._tracker.observe(base["index"], decoded.exchange,
-                                           audit.compared, normals)
+                                           audit.compared, normals, audit.dialect)
         except Exception as exc:  # a tracker bug must not end the audit
             errors.append(CheckError("conversation", CONVERSATION_RULES,
                                      f"{type(exc).__name__}: {exc}",

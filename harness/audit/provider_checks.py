@@ -30,6 +30,7 @@ from agent_tck.reference_impl.wire.normal_form import (
 #: the predicates' rules the audit reports through :func:`check_provider_accepts` (the other
 #: predicates' rules have checks of their own in harness/audit/checks.py)
 _VALIDITY_KEYS = {"BO-D009": "empty-turn", "BO-D010": "empty-text", "BO-D011": "assistant-content"}
+_REPORTED = frozenset(_VALIDITY_KEYS)  # the predicates of other rules are not run
 
 
 def readable_from(dialect: str, messages: Sequence[Any], start: int,
@@ -59,6 +60,27 @@ def readable_from(dialect: str, messages: Sequence[Any], start: int,
     return True
 
 
+def _text_ids(normal: Mapping[str, Any]) -> bool:
+    """Are the tool ids of a message in normal form all text? The predicates read them as
+    text (``str``), and ``==`` holds ``1`` and ``true`` equal: only then is another message
+    equal to this one (``==``, or but for cache marks) the same to them."""
+    content = normal.get("content")
+    return isinstance(content, list) and all(
+        type(b) is not dict or (type(b.get("id", "")) is str
+                                and type(b.get("tool_use_id", "")) is str) for b in content)
+
+
+def carried_normals(normals: dict[int, dict[str, Any]], previous: Mapping[int, dict[str, Any]],
+                    start: int, known: int) -> Mapping[int, dict[str, Any]]:
+    """``normals`` and, for the messages from ``start`` to ``known`` not normalized here, the
+    normal forms an earlier request all in normal form made (``previous``) of its messages
+    these repeat (the first ``known``, ``==`` or but for cache marks, which the compare form
+    drops): the window's repeated messages are not normalized again (see :func:`_text_ids`)."""
+    extra = {i: previous[i] for i in range(start, known)
+             if i not in normals and i in previous and _text_ids(previous[i])}
+    return {**normals, **extra} if extra else normals
+
+
 def _shifted(normals: Mapping[int, dict[str, Any]], start: int
              ) -> Mapping[int, dict[str, Any]]:
     """``normals`` indexed from ``start`` (the window's body holds ``messages[start:]``)."""
@@ -75,7 +97,8 @@ def check_provider_accepts(req: Request) -> Emit:
     start = req.start
     body = req.body if start == 0 else {"messages": list(req.messages[start:])}
     if req.dialect == ANTHROPIC:
-        problems = validity.messages_problems(body, normal=_shifted(req.normals, start))
+        problems = validity.messages_problems(body, normal=_shifted(req.normals, start),
+                                              rules=_REPORTED)
     else:
         problems = validity.chat_problems(body)
     for problem in problems:

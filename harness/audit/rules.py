@@ -24,6 +24,7 @@ Pointers are JSON pointers into the exchange (``/request/body/messages/2/content
 
 from __future__ import annotations
 
+import marshal
 import traceback
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -48,7 +49,11 @@ from agent_tck.harness.audit.checks import (
 )
 from agent_tck.harness.audit.conversation_state import common_prefix
 from agent_tck.harness.audit.findings import Finding, make_finding, rule_id, sort_findings
-from agent_tck.harness.audit.provider_checks import check_provider_accepts, readable_from
+from agent_tck.harness.audit.provider_checks import (
+    carried_normals,
+    check_provider_accepts,
+    readable_from,
+)
 from agent_tck.reference_impl.wire.dialects import ANTHROPIC, OPENAI
 from agent_tck.reference_impl.wire.normal_form import same_but_cache_control
 
@@ -71,6 +76,10 @@ class Check:
     #: (the validity predicates judge nothing otherwise), so its findings carry over only
     #: between requests that are (see ``Request.readable``)
     whole_form: bool = False
+    #: a body member the check reads alone (with the dialect): a request whose member is the
+    #: same as its conversation's previous request's (marshal bytes: types and order kept)
+    #: has that request's findings of the check, which is not run again
+    reads: str | None = None
 
     @cached_property
     def rule_ids(self) -> tuple[str, ...]:
@@ -98,7 +107,7 @@ CHECKS: tuple[Check, ...] = (
     Check("anthropic-tool-changes", _A, ("tool-change-declared", "tool-change-beta"),
           check_anthropic_tool_changes, windowed=False),
     Check("tool-definitions", _BOTH, ("send-message-schema", "retired-report-tool"),
-          check_tools, windowed=False),
+          check_tools, windowed=False, reads="tools"),
     Check("openai-user-tool-messages", _O,
           ("user-reasoning", "user-tool-call", "tool-result-reasoning", "tool-result-tool-call",
            "chat-unsupported-part", "unreadable-body"), check_openai_user_tool),
@@ -144,13 +153,19 @@ class ExchangeAudit:
     #: request of the conversation) and the checks that ran
     messages: Any = field(default=None, compare=False, repr=False)
     table: tuple[str, ...] = field(default=(), compare=False, repr=False)
-    #: (earlier request's messages, how many of this request's messages equal their start):
+    #: (earlier request's messages, how many of this request's messages equal their start,
+    #: how many are equal but for prompt-cache marks - Messages only, else the same count):
     #: each comparison made, for the conversation tracker to reuse rather than compare again
-    compared: tuple[tuple[Any, int], ...] = field(default=(), compare=False, repr=False)
+    compared: tuple[tuple[Any, int, int], ...] = field(default=(), compare=False, repr=False)
     #: every message in the wire normal form (None: unknown, a probe raised)
     readable: bool | None = field(default=None, compare=False, repr=False)
     #: the first system message's index (None: none), carried to the next request
     system_at: int | None = field(default=0, compare=False, repr=False)
+    #: the messages this audit normalized (index -> compare form), carried to the next request
+    normals: Mapping[int, dict[str, Any]] = field(default_factory=dict, compare=False,
+                                                  repr=False)
+    #: check name -> the marshal bytes of the body member it reads alone (``Check.reads``)
+    read: Mapping[str, bytes] = field(default_factory=dict, compare=False, repr=False)
 
 
 def _unreadable(exchange: Mapping[str, Any], dialect: str) -> ExchangeAudit | None:
@@ -195,7 +210,8 @@ class _Window:
     start: int  # where windowed checks start
     prior: ExchangeAudit | None  # the audit whose findings before ``start`` carry over
     known: int  # messages equal (``==``) to the start of ``prior``'s
-    compared: tuple[tuple[Any, int], ...]  # (earlier messages, common prefix) per comparison
+    #: (earlier messages, common prefix, the prefix equal but for cache marks) per comparison
+    compared: tuple[tuple[Any, int, int], ...]
 
 
 def _window(messages: list[Any], previous: Iterable[ExchangeAudit],
@@ -212,18 +228,18 @@ def _window(messages: list[Any], previous: Iterable[ExchangeAudit],
     the conversation tracker.
     """
     best_k, best = 0, None
-    compared: list[tuple[Any, int]] = []
+    compared: list[tuple[Any, int, int]] = []
     for prior in previous:
         old = prior.messages
         if (prior.dialect != dialect or prior.table != table or prior.errors
                 or not isinstance(old, list)):
             continue
-        k = common_prefix(messages, old)
-        compared.append((old, k))
+        equal = k = common_prefix(messages, old)
         if dialect == ANTHROPIC:  # a message that only lost or gained a cache mark is the same
             limit = min(len(messages), len(old))
             while k < limit and same_but_cache_control(messages[k], old[k]):
                 k += 1
+        compared.append((old, equal, k))
         if k > best_k:
             best_k, best = k, prior
         if k:
@@ -263,6 +279,18 @@ def _plan(checks: Sequence[Check], dialect: str) -> _Plan:
     if checks is CHECKS:  # the default table: kept (any other is computed per call)
         _PLANS[(id(checks), dialect)] = (checks, plan)
     return plan
+
+
+def _read_again(name: str, member: str, body: Mapping[str, Any], prior: ExchangeAudit | None,
+                read: dict[str, bytes]) -> bool:
+    """Does ``prior`` hold this request's findings of check ``name``, which reads ``member``
+    alone (``Check.reads``: it is the same)? Keeps its bytes in ``read`` for the next one."""
+    try:
+        key = marshal.dumps(body.get(member))
+    except ValueError:  # not JSON values: the check runs
+        return False
+    read[name] = key
+    return prior is not None and prior.read.get(name) == key
 
 
 def audit_exchange(
@@ -305,7 +333,10 @@ def audit_exchange(
     else:
         system_at = first_system(messages, window.known if prior is not None else 0)
     headers = request_headers(exchange)
-    req = Request(dialect, body, messages, headers, start, readable, system_at, normals)
+    known: Mapping[int, dict[str, Any]] = normals  # and the window's repeated messages
+    if whole_form_carry and prior is not None and prior.normals:
+        known = carried_normals(normals, prior.normals, start, window.known)
+    req = Request(dialect, body, messages, headers, start, readable, system_at, known)
     findings: list[Finding] = []
     if prior is not None:
         carry = plan.carry_all if whole_form_carry else plan.carry
@@ -316,8 +347,13 @@ def audit_exchange(
                     findings.append(f)
     errors: list[CheckError] = []
     whole = req if start == 0 else Request(dialect, body, messages, headers, 0, readable,
-                                           system_at, normals)
+                                           system_at, known)
+    read: dict[str, bytes] = {}
     for check in plan.checks:
+        if check.reads is not None and _read_again(check.name, check.reads, body, prior, read
+                                                   ) and prior is not None:
+            findings.extend(f for f in prior.findings if f.check == check.name)
+            continue
         run = req if check.windowed and (whole_form_carry or not check.whole_form) else whole
         try:
             for key, pointer, message in check.fn(run):
@@ -329,7 +365,7 @@ def audit_exchange(
             ))
     return ExchangeAudit(dialect, tuple(sort_findings(findings)), plan.checked,
                          tuple(errors), raw if isinstance(raw, list) else None, table,
-                         window.compared, readable, system_at)
+                         window.compared, readable, system_at, normals, read)
 
 
 def check_exchange(exchange: Mapping[str, Any]) -> list[Finding]:

@@ -137,6 +137,10 @@ class TrackResult:
 
 CANDIDATES = 8
 
+#: how R reads against a conversation's E (ConversationTracker._classify): kind, j, rewrite,
+#: evidence
+_Reading = tuple[str, int | None, str | None, int]
+
 # Where R's first added turn sits relative to len(E), by the WA-D006 reading of R against E: a
 # dropped message (or the dropped reply) pulls it one message earlier, an inserted one pushes it
 # one later. The forks-by-evidence check reads the tool results there.
@@ -175,13 +179,15 @@ class ConversationTracker:
     # -- public ---------------------------------------------------------------------------
 
     def observe(self, ref: Any, exchange: Mapping[str, Any],
-                compared: Sequence[tuple[Any, int]] = (),
-                normals: Mapping[int, dict[str, Any]] | None = None) -> Placement | None:
+                compared: Sequence[tuple[Any, int, int]] = (),
+                normals: Mapping[int, dict[str, Any]] | None = None,
+                dialect: str | None = None) -> Placement | None:
         """Place one exchange; ``None`` for traffic that is not an auditable LLM request.
         ``compared``: the comparisons of this request's messages with earlier requests'
         already made (``ExchangeAudit.compared``), so the history is compared once;
-        ``normals``: its messages the wire rules normalized (``audit_exchange``'s memo)."""
-        dialect = dialect_of(exchange)
+        ``normals``: its messages the wire rules normalized (``audit_exchange``'s memo);
+        ``dialect``: the exchange's (``dialect_of``), when the caller has it."""
+        dialect = dialect_of(exchange) if dialect is None else dialect
         request = exchange.get("request")
         body = request.get("body") if isinstance(request, Mapping) else None
         if dialect is None or not isinstance(body, Mapping) or not isinstance(
@@ -338,12 +344,15 @@ class ConversationTracker:
             node = nxt
         return node
 
-    def _best(self, shape: _Shape, seen: Mapping[str, int], *, branch: bool) -> _Conv | None:
+    def _best(self, shape: _Shape, seen: Mapping[str, int], *, branch: bool
+              ) -> tuple[_Conv, _Reading] | None:
         """Among the ``CANDIDATES`` most recently active conversations of ``seen`` (id ->
         last seen), the one R agrees with most: the most of E that R reproduces (its longest
         alignment), then a continuation before a branch, then R's head, then recency. With
-        ``branch`` false only continuations qualify."""
-        best, best_key = None, None
+        ``branch`` false only continuations qualify. With it, how R reads against it
+        (:meth:`_classify`, not made again)."""
+        best: tuple[_Conv, _Reading] | None = None
+        best_key = None
         def active(cid: str) -> int:
             return self._convs[cid].active
 
@@ -351,12 +360,13 @@ class ConversationTracker:
             conv = self._convs[cid]
             if conv.closed:
                 continue
-            kind, _, _, score = self._classify(conv, shape)
+            reading = self._classify(conv, shape)
+            kind, _, _, score = reading
             if kind != "continuation" and not branch:
                 continue
             key = (score, kind == "continuation", conv.head == shape.head, conv.active)
             if best_key is None or key > best_key:
-                best, best_key = conv, key
+                best, best_key = (conv, reading), key
         return best
 
     def _new(self, shape: _Shape, parent: str | None = None, fork_at: int | None = None) -> _Conv:
@@ -375,10 +385,10 @@ class ConversationTracker:
             if node not in self._roots.values():
                 for cid, when in self._through.get(node, {}).items():
                     seen[cid] = max(when, seen.get(cid, 0))
-        conv = self._best(shape, seen, branch=True) if seen else None
-        if conv is None:
+        found = self._best(shape, seen, branch=True) if seen else None
+        if found is None:
             return self._place_unmatched(ref, shape)
-        return self._place_with(ref, shape, conv, seen)
+        return self._place_with(ref, shape, found[0], seen, found[1])
 
     def _place_unmatched(self, ref: Any, shape: _Shape) -> Placement:
         """R matches nothing from its first turn: its first turn edited, dropped or another
@@ -390,15 +400,16 @@ class ConversationTracker:
         seen: dict[str, int] = {}
         for key in keys:
             seen.update(self._first.get(key, {}) if key else {})
-        conv = self._best(shape, seen, branch=False)
-        if conv is not None:
-            return self._place_with(ref, shape, conv, {})
+        found = self._best(shape, seen, branch=False)
+        if found is not None:
+            return self._place_with(ref, shape, found[0], {}, found[1])
         return Placement(ref, self._new(shape).id, "new")
 
-    def _place_with(self, ref: Any, shape: _Shape, conv: _Conv, seen: Mapping[str, int]
-                    ) -> Placement:
-        """Place R with ``conv`` (``seen``: the conversations at R's deepest nodes)."""
-        kind, j, rewrite, _ = self._classify(conv, shape)
+    def _place_with(self, ref: Any, shape: _Shape, conv: _Conv, seen: Mapping[str, int],
+                    reading: _Reading) -> Placement:
+        """Place R with ``conv`` (``seen``: the conversations at R's deepest nodes), R read
+        against it as ``reading`` (:meth:`_classify`)."""
+        kind, j, rewrite, _ = reading
         head_at = (None if conv.head == shape.head
                    else self._head_pointer(conv.head_parts, shape.head_parts))
         if kind == "continuation":
@@ -438,8 +449,7 @@ class ConversationTracker:
         child = self._new(shape, conv.id, j)
         return Placement(ref, child.id, "fork", findings, conv.id, j)
 
-    def _classify(self, conv: _Conv, shape: _Shape
-                  ) -> tuple[str, int | None, str | None, int]:
+    def _classify(self, conv: _Conv, shape: _Shape) -> _Reading:
         """Hold R against E (module docstring), message by message and turn by turn once the
         provider combines consecutive turns (a split or joined turn is no difference; a dropped
         reply that fuses two user turns is seen message by message), keeping the reading that
@@ -448,16 +458,17 @@ class ConversationTracker:
         "reply-edited" | "reply-dropped", or ``("branch", j, None)``; last, how many of E's
         turns R reproduces (the evidence that ranks candidate conversations)."""
         state = conv.state
-        single = _Seq(shape.turns, shape.roles, tuple(range(len(shape.turns))))
+        single = _Seq(shape.turns, shape.roles, range(len(shape.turns)))
         one = self._hold(shape, single, state.expected()[0], len(state.turns), state,
                          single=True)
         if one[0] == "continuation" and one[1] is None:
             return one
-        two = self._hold(shape, shape.merged, list(state.merged), state.merged_last, state,
+        two = self._hold(shape, shape.merged, state.merged, state.merged_last, state,
                          single=False)
         return max(one, two, key=lambda c: (c[3], c[0] == "continuation"))
 
-    def _hold(self, shape: _Shape, seq: _Seq, expected: list[int], last: int, state: _State,
+    def _hold(self, shape: _Shape, seq: _Seq, expected: tuple[int, ...], last: int,
+              state: _State,
               *, single: bool) -> tuple[str, int | None, str | None, int]:
         """One reading: R's sequence against E's; j mapped back to a message as sent, and the
         evidence: how many of R's messages as sent agree with E under that reading."""
@@ -469,7 +480,7 @@ class ConversationTracker:
             return seq.origin[i] if i < n else len(shape.turns)
 
         m = min(n, size)
-        j = (None if list(turns[:m]) == expected[:m]  # the usual case, decided in C
+        j = (None if turns[:m] == expected[:m]  # the usual case, decided in C
              else next(i for i in range(m) if turns[i] != expected[i]))
         if j is None:
             if n >= size or (n >= last and state.reply is None):
@@ -492,7 +503,7 @@ class ConversationTracker:
             want = expected[e_from:]
             if not want:
                 return False
-            if list(turns[r_from:r_from + len(want)]) == want:
+            if turns[r_from:r_from + len(want)] == want:
                 return True
             if not single or state.records is None:
                 return False
@@ -523,7 +534,7 @@ class ConversationTracker:
         if before is None or not before.reply_calls or len(conv.requests) < 2:
             return False
         expected, _ = before.expected()
-        if j != len(expected) or shape.turns[:j] != tuple(expected):
+        if j != len(expected) or shape.turns[:j] != expected:
             return False
         if not (before.reply_calls <= _answers(shape, j)) or before.reply_calls <= conv.answers:
             return False

@@ -47,7 +47,7 @@ from itertools import pairwise
 from typing import Any, Final, NamedTuple
 
 from agent_tck.reference_impl.wire.dialects import ANTHROPIC, OPENAI
-from agent_tck.reference_impl.wire.normal_form import NotARequest, merges, normal_message
+from agent_tck.reference_impl.wire.normal_form import NotARequest, merge_key, normal_message
 
 
 class Problem(NamedTuple):
@@ -136,9 +136,14 @@ SUSPENSIONS: Final[Mapping[str, tuple[str, ...]]] = {
 }
 
 
+_NOTHING_OFF: Final[frozenset[str]] = frozenset()
+
+
 def _off(suspend: frozenset[str]) -> frozenset[str]:
     """The predicate keys ``suspend`` turns off: ``key`` for the whole request, ``key:<id>``
     for one tool call id (a suspension named ``tool-pairing:<id>``)."""
+    if not suspend:
+        return _NOTHING_OFF  # the usual call
     split = [s.partition(":") for s in suspend]
     unknown = {name for name, _, _ in split if name not in SUSPENSIONS}
     if unknown:
@@ -165,10 +170,19 @@ def _messages_list(body: Any) -> list[Any] | None:
 # --- Anthropic Messages -----------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class _Block:
-    pointer: str
+class _Block(NamedTuple):
+    """A block of a turn in normal form, where it was sent: the index of its ``message``, its
+    ``slot`` in a list content (None: a string content, one text block without a pointer of
+    its own)."""
+
+    message: int
+    slot: int | None
     value: Any
+
+    @property
+    def pointer(self) -> str:  # made only for a problem
+        base = f"/messages/{self.message}/content"
+        return base if self.slot is None else f"{base}/{self.slot}"
 
 
 @dataclass
@@ -176,21 +190,20 @@ class _Turn:
     """One turn the provider sees: consecutive messages it combines, blocks with pointers."""
 
     role: str
-    pointer: str  # the first message's content (or the message, without content)
+    index: int  # its first message
+    has_content: bool  # ... has a content member
     blocks: list[_Block]
 
-
-def _block_pointers(index: int, raw: Mapping[str, Any], count: int) -> list[str]:
-    base = f"/messages/{index}/content"
-    if isinstance(raw.get("content"), list):
-        return [f"{base}/{j}" for j in range(count)]
-    return [base] * count  # a string content is one text block without a pointer of its own
+    @property
+    def pointer(self) -> str:
+        """The first message's content (or the message, without content)."""
+        return f"/messages/{self.index}/content" if self.has_content else f"/messages/{self.index}"
 
 
 def _turns(messages: Sequence[Any],
            known: Mapping[int, Mapping[str, Any]] | None = None) -> list[_Turn] | None:
     turns: list[_Turn] = []
-    previous: Mapping[str, Any] | None = None
+    previous: str | None = None  # the merge key of the message before (normal_form.merges)
     for i, raw in enumerate(messages):
         try:
             normal = known.get(i) if known is not None else None
@@ -199,19 +212,19 @@ def _turns(messages: Sequence[Any],
         except NotARequest:
             return None
         content = normal["content"]
-        pointers = _block_pointers(i, raw, len(content))
-        blocks = [_Block(p, b) for p, b in zip(pointers, content, strict=True)]
-        if turns and previous is not None and merges(ANTHROPIC, previous, normal):
+        listed = isinstance(raw.get("content"), list)
+        blocks = [_Block(i, j if listed else None, b) for j, b in enumerate(content)]
+        key = merge_key(ANTHROPIC, normal)
+        if turns and key is not None and key == previous:  # EQ merge-turns (merges, by key)
             turns[-1].blocks.extend(blocks)
         else:
-            where = f"/messages/{i}/content" if "content" in raw else f"/messages/{i}"
-            turns.append(_Turn(str(normal["role"]), where, blocks))
-        previous = normal
+            turns.append(_Turn(str(normal["role"]), i, "content" in raw, blocks))
+        previous = key
     return turns
 
 
 def _kind(value: Any) -> Any:
-    return value.get("type") if isinstance(value, Mapping) else None
+    return value.get("type") if type(value) is dict or isinstance(value, Mapping) else None
 
 
 def _is_empty_text(value: Any) -> bool:
@@ -317,11 +330,24 @@ def _calls_answered(turns: list[_Turn], off: frozenset[str]) -> Iterator[Problem
                                "next user turn")
 
 
+#: the Messages predicates over turns, in the order their problems are listed, with the
+#: rules each can report (from the keys it yields)
+_TURN_PREDICATES: Final = tuple(
+    (fn, frozenset(BY_KEY[key].rule for key in keys)) for fn, keys in (
+        (_empty_content, ("messages-empty-user", "messages-empty-turn")),
+        (_empty_text, ("messages-empty-input-text", "messages-empty-text")),
+        (_tool_results, ("messages-tool-result-first", "messages-tool-result-answers-call")),
+        (_calls_answered, ("messages-tool-call-answered",))))
+
+
 def messages_problems(body: Any, suspend: frozenset[str] = frozenset(),
-                      normal: Mapping[int, Mapping[str, Any]] | None = None) -> list[Problem]:
+                      normal: Mapping[int, Mapping[str, Any]] | None = None,
+                      rules: frozenset[str] | None = None) -> list[Problem]:
     """Why the Messages API would refuse ``body`` (``[]``: it would not, as far as checked).
     ``normal``: messages the caller already has in normal form (index in ``body["messages"]``
     -> ``normal_message(ANTHROPIC, message, "compare")``), not normalized again; the rest are.
+    ``rules``: the rules the caller reports (None: all); a predicate that reports none of them
+    is not run (the others' problems, of any rule, are listed as without it).
     """
     off = _off(suspend)
     messages = _messages_list(body)
@@ -330,8 +356,9 @@ def messages_problems(body: Any, suspend: frozenset[str] = frozenset(),
         return []
     if not turns and "messages-not-empty" not in off:
         return [_problem("messages-not-empty", "/messages", "a request without messages")]
-    return [*_empty_content(turns, off), *_empty_text(turns, off), *_tool_results(turns, off),
-            *_calls_answered(turns, off)]
+    return [problem for predicate, reports in _TURN_PREDICATES
+            if rules is None or not reports.isdisjoint(rules)
+            for problem in predicate(turns, off)]
 
 
 # --- OpenAI Chat Completions ------------------------------------------------------------------
