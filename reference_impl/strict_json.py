@@ -70,8 +70,7 @@ _COUNT_BRACKETS_UP_TO = 16_384
 _NATIVE_DECODE = msgspec.json.decode
 _NATIVE_ENCODE_INTO = msgspec.json.Encoder().encode_into
 # one buffer per thread for the re-encoded value (msgspec resizes it to each encoding): a bytes
-# object per call cost more than the
-# encoding itself on a short text
+# object per call cost more than the encoding itself on a short text
 _BUFFERS = threading.local()
 _LONG_INT = b"0" * (MAX_INT_DIGITS + 1)
 #: Returned by _fast when the native path cannot vouch for the input; the stdlib path decides.
