@@ -2,10 +2,11 @@
 
     .venv/bin/python benchmarks/bench_strict_json.py [--rounds 7]
 
-Four corpora of what the kit reads from untrusted hands: adapter replies (one compact line per
+Four kinds of text the kit reads from untrusted hands: adapter replies (one compact line per
 vector case, as the runner reads them), session-log lines (the check-log benchmark's recorded
 turn), provider request bodies (a 50-turn Messages conversation with tool calls, as the audit
-reads them) and the vector files themselves (pretty-printed, read once per run). Each is parsed
+reads them) and the vector files themselves (pretty-printed, read once per run, as bytes like the
+vector loader; also as str, the form measured before). Each is parsed
 by ``json.loads`` (the yardstick), by the native parsers the fast path could stand on
 (orjson, msgspec, jiter: raw, no strictness; jiter also with its own duplicate-key and NaN
 refusals), by ``strict_json.loads`` (the native fast path) and by
@@ -75,8 +76,9 @@ def _bodies(turns: int = 50) -> list[bytes]:
     return [json.dumps(body).encode("utf-8")] * 60
 
 
-def _vector_files() -> list[str]:
-    return [p.read_text(encoding="utf-8") for p in sorted((ROOT / "vectors").glob("*/*.json"))] * 2
+def _vector_files() -> list[bytes]:
+    """As harness/contract/vectors.py hands them in: the file's bytes (read_whole)."""
+    return [p.read_bytes() for p in sorted((ROOT / "vectors").glob("*/*.json"))] * 2
 
 
 def _parsers() -> dict[str, Callable[[Any], Any]]:
@@ -128,7 +130,8 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=11)
     args = parser.parse_args()
     corpora = {"adapter replies": _replies(), "session-log lines": _log_lines(),
-               "request bodies": _bodies(), "vector files": _vector_files()}
+               "request bodies": _bodies(), "vector files": _vector_files(),
+               "vector files as str": [data.decode("utf-8") for data in _vector_files()]}
     parsers = _parsers()
     for name, corpus in corpora.items():
         for item in corpus:  # the contract: the same value as json.loads

@@ -6,7 +6,12 @@ or the same refusal with the same reason, line and column), as str and as bytes.
 
 from __future__ import annotations
 
+import json
+from typing import Any
+
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from agent_tck.reference_impl import strict_json
 from agent_tck.reference_impl.strict_json import MAX_DEPTH, MAX_INT_DIGITS, StrictJSONError
@@ -52,3 +57,53 @@ def test_an_integer_one_digit_too_long_is_refused_inside_a_long_text() -> None:
     text = '{"a": [' + "1, " * 2000 + "1" * (MAX_INT_DIGITS + 1) + "]}"
     with pytest.raises(StrictJSONError, match=f"integer of {MAX_INT_DIGITS + 1} digits"):
         strict_json.loads(text)
+
+
+# Pretty-printed texts (vector files, request bodies): the value re-encoded is not the text, so
+# duplicate keys are found by counting colons. Keys repeat often, and hold colons, escaped
+# colons (\u003a), escaped quotes before a colon (the `":` of a key's end inside a key) and
+# backslashes.
+_TRICKY_KEYS = st.sampled_from([
+    '"a"', '"a"', '"b"', '"a\\":"', '"\\":\\""', '"\\u003a"', '"\\u003A"', '":"', '"a:"',
+    '"a\\u003a"', '"\\\\"', '"\\\\\\":"', '"\\ud83d\\ude00:"'])
+_SCALAR_TEXTS = st.one_of(
+    st.sampled_from(["1", "-0", "1.5", "1e400", "NaN", "null", "true", '":"', '"\\u003a"',
+                     '"a\\":b"', '"\\\\"', '"x: y"']),
+    st.text(max_size=6).map(json.dumps))
+
+_TREES = st.recursive(_SCALAR_TEXTS, lambda kids: st.one_of(
+    st.lists(kids, max_size=4).map(lambda items: ("[", items)),
+    st.lists(st.tuples(_TRICKY_KEYS, kids), max_size=4).map(lambda pairs: ("{", pairs))),
+    max_leaves=20)
+
+
+def _render(tree: Any, indent: int, colon: str, level: int = 0) -> str:
+    """``tree`` laid out as ``json.dumps(indent=indent)`` lays a value out (separators
+    ``","`` and ``colon``)."""
+    if isinstance(tree, str):
+        return tree
+    kind, items = tree
+    close = "]" if kind == "[" else "}"
+    if not items:
+        return kind + close
+    inner = "\n" + " " * (indent * (level + 1))
+    parts = [_render(item, indent, colon, level + 1) if kind == "[" else
+             f"{item[0]}{colon}{_render(item[1], indent, colon, level + 1)}" for item in items]
+    return kind + inner + ("," + inner).join(parts) + "\n" + " " * (indent * level) + close
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_TREES, st.sampled_from([0, 1, 2, 4]), st.sampled_from([": ", ":", " : "]))
+def test_pretty_printed_texts_with_repeated_keys(tree: Any, indent: int, colon: str) -> None:
+    assert_paths_agree(_render(tree, indent, colon))
+
+
+@pytest.mark.parametrize("text", [
+    '{\n  "a": 1,\n  "a": 1\n}', '{\n  "a": {\n    "b": 1,\n    "b": 2\n  }\n}',
+    '{\n  "a\\":": 1,\n  "a\\":": 2\n}', '{\n  "\\u003a": 1,\n  ":": 2\n}',
+    '{\n  "\\u003a": ":",\n  "\\u003a": ":"\n}', '{\n  "a": "\\u003a",\n  "a": 1\n}',
+    '[\n  {\n    "k": "x:y",\n    "k": "x:y"\n  }\n]', '{\n  "\\\\": 1,\n  "\\\\": 1\n}',
+    '{\n  "a": 1,\n  "b": "\\u003A\\u003a"\n}', '{\n  "a": "\\u0030"\n}',
+])
+def test_pretty_printed_duplicates_by_name(text: str) -> None:
+    assert_paths_agree(text)
