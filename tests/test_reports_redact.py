@@ -211,8 +211,8 @@ def test_only_kelvin_and_dotted_capital_i_lower_to_ascii():
 _CASE_ODD = st.sampled_from([("k", "\u212a"), ("K", "\u212a"), ("i", "\u0130"), ("i", "\u0131"),
                              ("s", "\u017f"), ("e", "E"), ("a", "\u212b")])
 _odd_name = st.builds(lambda name, odd: name.replace(*odd),
-                      st.sampled_from(_NAMES + ["cookie: a", "token=ab12", "api-key: x",
-                                                "access_token: x", "passwd: x", "key=abc"]),
+                      st.sampled_from([*_NAMES, "cookie: a", "token=ab12", "api-key: x",
+                                       "access_token: x", "passwd: x", "key=abc"]),
                       _CASE_ODD)
 _odd_json = st.recursive(
     _odd_name | _gate_text | st.integers() | st.none(),
