@@ -169,3 +169,67 @@ def test_the_gate_lets_an_ordinary_record_through_and_stops_each_shape():
     for name in _NAMES[:-2]:
         assert might_hold_secret(json.dumps({name: "v"})), name
         assert might_hold_secret(json.dumps([[name, "v"]])), name
+
+
+# --- the gate and json.dumps(ensure_ascii=True): a character lower() folds to ASCII --------------
+# KELVIN SIGN (U+212A) lowers to an ASCII "k" (str.lower, so _field_is_secret and redact_text's
+# prefilters) and the patterns' IGNORECASE matches it as "k"; json.dumps(ensure_ascii=True) writes
+# it as "\u212a", so the text held no "key", "token" or "cookie" and the gate said False.
+
+_KELVIN = "\u212a"
+
+
+@pytest.mark.parametrize("value", [
+    {f"to{_KELVIN}en": "hunter2"},                      # a credential field, as a mapping key
+    [f"API_{_KELVIN}EY", "abc123"],                     # ... as a [name, value] pair
+    {"headers": [[f"Coo{_KELVIN}ie", "session=abc"]]},
+    f"to{_KELVIN}en=abc123",                            # _QUERY_PARAM
+    f"access_to{_KELVIN}en: abc123",                    # _FIELD_IN_TEXT
+    f"x-api-{_KELVIN}ey: abc123",                       # _HEADER_IN_TEXT
+    {"note": f"coo{_KELVIN}ie: a=b"},
+])
+def test_the_gate_sees_a_trigger_word_written_with_an_ascii_escape(value):
+    import json
+
+    from agent_tck.harness.reports.redact import might_hold_secret
+
+    assert redact(value) != value
+    for ensure_ascii in (True, False):
+        for separators in (None, (",", ":")):
+            text = json.dumps(value, ensure_ascii=ensure_ascii, separators=separators)
+            assert might_hold_secret(text), text
+
+
+def test_only_kelvin_and_dotted_capital_i_lower_to_ascii():
+    """The gate's escape check covers every non-ASCII character whose lower() holds ASCII
+    (a new Unicode version adding one would show here)."""
+    found = {c for c in map(chr, range(128, 0x110000)) if any(ord(x) < 128 for x in c.lower())}
+    assert found == {"\u0130", _KELVIN}
+
+
+# each name with its "k"s (or "i"s, "s"s) written as a character lower() or IGNORECASE folds so
+_CASE_ODD = st.sampled_from([("k", "\u212a"), ("K", "\u212a"), ("i", "\u0130"), ("i", "\u0131"),
+                             ("s", "\u017f"), ("e", "E"), ("a", "\u212b")])
+_odd_name = st.builds(lambda name, odd: name.replace(*odd),
+                      st.sampled_from([*_NAMES, "cookie: a", "token=ab12", "api-key: x",
+                                       "access_token: x", "passwd: x", "key=abc"]),
+                      _CASE_ODD)
+_odd_json = st.recursive(
+    _odd_name | _gate_text | st.integers() | st.none(),
+    lambda inner: (st.lists(inner, max_size=3)
+                   | st.dictionaries(_odd_name | _gate_text, inner, max_size=3)
+                   | st.tuples(_odd_name, inner).map(list)),
+    max_leaves=6,
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_odd_json)
+def test_the_gate_holds_with_case_odd_characters_and_ascii_escapes(value):
+    import json
+
+    from agent_tck.harness.reports.redact import might_hold_secret
+
+    for text in (json.dumps(value), json.dumps(value, ensure_ascii=False),
+                 json.dumps(value, separators=(",", ":"))):
+        assert might_hold_secret(text) or redact(value) == value, text

@@ -360,3 +360,37 @@ def test_a_run_s_own_lines_are_checked_again_once_changed_or_read_by_another_pro
     with pytest.raises(StreamError) as err:
         read(results)
     assert err.value.code == "RESULTS_BAD_RECORD" and err.value.line == 2
+
+
+def test_a_typed_record_s_line_that_redaction_changed_is_checked_when_read_back(tmp_path):
+    """Redaction can make a typed record's line schema-invalid: a family named like a
+    credential field (``db-password``) has its verdict replaced by "[REDACTED]". Such a line is
+    not remembered as this process's own, so the same process's read rejects it, as another
+    process's does."""
+    from agent_tck.harness.run.results import (
+        RESULTS_FORMAT,
+        CaseResult,
+        Footer,
+        Header,
+        RuleInfo,
+        Verdict,
+    )
+
+    family = "db-password"
+    records = (
+        Header(RESULTS_FORMAT, "0", "2026-01-01T00:00:00Z", {"name": "x"},
+               {"kind": "in-process"}, {}, False, (RuleInfo("DB-001", family, "MUST"),),
+               (family,)),
+        CaseResult(0, "c", family, "op", ("DB-001",), "pass", "", {}, {"output": 1},
+                   {"output": 1}, ""),
+        Footer("2026-01-01T00:00:00Z", {"pass": 1}, {"DB-001": "pass"},
+               {family: Verdict("conformant"), "overall": Verdict("conformant")}, 0),
+    )
+    path = tmp_path / "results.jsonl"
+    with stream.Writer(path) as writer:
+        for record in records:
+            writer.write(record)
+    assert '"db-password":"[REDACTED]"' in path.read_text()
+    with pytest.raises(StreamError) as err:
+        read(path)
+    assert err.value.code == "RESULTS_BAD_RECORD" and err.value.line == 3

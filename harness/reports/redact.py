@@ -217,20 +217,28 @@ def redact_text(text: str, *, salt: bytes | None = None) -> str:
 _TEXT_WORDS = ("key", "authorization", "cookie", "passw", "secret", "token", "private", "bearer")
 _TEXT_MARKS = ("sk-", "xox", "AIza", *_AWS_PREFIXES)
 _GITHUB_START = re.compile(r"gh[pousr]_|github_pat_")
+# the only non-ASCII characters whose str.lower() holds ASCII (KELVIN SIGN -> "k", which the
+# patterns' IGNORECASE matches as "k" too; U+0130 -> "i" and a combining dot), as
+# json.dumps(ensure_ascii=True) writes them: the word they make is not in the text
+_ASCII_LOWERING_ESCAPES = ("\\u212a", "\\u0130")
 _FOLDED_FIELDS = ("authorization", "apikey", "cookie", "token", "passwd", "pwd", "password",
                   "secret", "privatekey")
 
 
 def might_hold_secret(text: str) -> bool:
     """False only when :func:`redact` changes nothing in a value whose JSON text is ``text``
-    (``json.dumps``, any separators; it escapes only quotes, backslashes and control
-    characters, none of which a trigger holds): no string of it holds a word one of
-    :func:`redact_text`'s patterns needs, and no key or header name folds to a credential
-    field's. A writer serializes first and redacts only when this says True: most records of a
-    run hold nothing to redact, and walking each one cost a fifth of a run."""
+    (``json.dumps``, any separators; it escapes quotes, backslashes and control characters,
+    none of which a trigger holds, and with ``ensure_ascii`` every non-ASCII character, of
+    which only ``\\u212a`` and ``\\u0130`` lower to ASCII: their escapes say True): no string
+    of it holds a word one of :func:`redact_text`'s patterns needs, and no key or header name
+    folds to a credential field's. A writer serializes first and redacts only when this says
+    True: most records of a run hold nothing to redact, and walking each one cost a fifth of a
+    run."""
     low = text.lower()
     if any(w in low for w in _TEXT_WORDS) or any(m in text for m in _TEXT_MARKS):
         return True
+    if "\\u" in text and any(e in low for e in _ASCII_LOWERING_ESCAPES):
+        return True  # a trigger word may be written with one (json.dumps, ensure_ascii=True)
     if ("://" in text and "@" in text) or ("=" in text and any(w in low for w in _QUERY_WORDS)):
         return True
     if _GITHUB_START.search(text):

@@ -315,15 +315,22 @@ def dumps_record(record: Record | Mapping[str, Any]) -> str:
     Lone surrogates and U+2028, U+2029, U+0085 are written as JSON escapes, so one record is
     one line for any line splitter.
     """
+    return _dumps(record)[0]
+
+
+def _dumps(record: Record | Mapping[str, Any]) -> tuple[str, bool]:
+    """:func:`dumps_record`'s line, and whether it is the record's own JSON (redaction changed
+    nothing): only such a line of a typed record is as valid as the record class makes it."""
     data = record if isinstance(record, Mapping) else record.to_json()
     try:  # serialized first: redacting walks the record, and most hold nothing to redact
-        text = json.dumps(data, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+        plain = json.dumps(data, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
     except TypeError:  # a Mapping json cannot write as is: redact() returns plain values
-        text = ""
-    if not text or might_hold_secret(text):
+        plain = ""
+    text = plain
+    if not plain or might_hold_secret(plain):
         text = json.dumps(redact(data), ensure_ascii=False, allow_nan=False,
                           separators=(",", ":"))
-    return _ESCAPE_RAW.sub(lambda m: f"\\u{ord(m.group(0)):04x}", text)
+    return _ESCAPE_RAW.sub(lambda m: f"\\u{ord(m.group(0)):04x}", text), text == plain
 
 
 class Writer:
@@ -341,10 +348,13 @@ class Writer:
     def write(self, record: Record | Mapping[str, Any]) -> None:
         if self._handle is None:
             raise ValueError(f"{self.path} is closed")
-        line = dumps_record(record) + "\n"
+        text, own = _dumps(record)
+        line = text + "\n"
         self._handle.write(line)
         self._handle.flush()
-        if not isinstance(record, Mapping) and len(_WRITTEN) < _WRITTEN_MAX:
+        # redaction can make a typed record's line invalid (a family named like a credential
+        # field: its verdict becomes "[REDACTED]"), so a line it changed is checked when read
+        if own and not isinstance(record, Mapping) and len(_WRITTEN) < _WRITTEN_MAX:
             _WRITTEN.add(_digest(line.encode("utf-8")))
 
     def close(self) -> None:
