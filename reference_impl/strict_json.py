@@ -39,7 +39,6 @@ import gc
 import json
 import math
 import re
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -68,10 +67,7 @@ _REFERENTS = gc.get_referents
 # outnumber any depth limit in a long text, and the count costs as much as the walk)
 _COUNT_BRACKETS_UP_TO = 16_384
 _NATIVE_DECODE = msgspec.json.decode
-_NATIVE_ENCODE_INTO = msgspec.json.Encoder().encode_into
-# one buffer per thread for the re-encoded value (msgspec resizes it to each encoding): a bytes
-# object per call cost more than the encoding itself on a short text
-_BUFFERS = threading.local()
+_NATIVE_ENCODE = msgspec.json.encode
 _LONG_INT = b"0" * (MAX_INT_DIGITS + 1)
 #: Returned by _fast when the native path cannot vouch for the input; the stdlib path decides.
 _UNDECIDED: Any = object()
@@ -206,11 +202,7 @@ def _fast(data: str | bytes | bytearray, max_depth: int) -> Any:
         return _UNDECIDED                 # in a str (UnicodeEncodeError)
     if type(value) is not dict and type(value) is not list:  # a scalar: no pair, no depth
         return _UNDECIDED if type(value) is int and len(data) > MAX_INT_DIGITS else value
-    try:
-        written = _BUFFERS.written
-    except AttributeError:
-        written = _BUFFERS.written = bytearray()
-    _NATIVE_ENCODE_INTO(value, written)
+    written = _NATIVE_ENCODE(value)
     raw = data.encode("utf-8") if isinstance(data, str) else data  # UTF-8 the decoder cached
     size = len(raw)
     if not (raw.startswith(written) and (size == len(written) or (
@@ -226,7 +218,7 @@ def _fast(data: str | bytes | bytearray, max_depth: int) -> Any:
     return value if _shallow(value, max_depth) else _UNDECIDED
 
 
-def _colons_agree(raw: bytes | bytearray, written: bytearray) -> bool:
+def _colons_agree(raw: bytes | bytearray, written: bytes) -> bool:
     """Whether the value ``written`` again kept every pair of the text ``raw``: it holds a ``:``
     per pair plus the colons inside strings, which are the text's own (no JSON escape but
     ``\\u003a`` makes a colon; the ``\\u003X`` escapes are counted as if each were one): fewer
