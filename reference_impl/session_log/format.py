@@ -193,12 +193,12 @@ def _is_number(value: Any) -> bool:
 
 def _need_ints(data: Mapping[str, Any], *keys: str) -> Problem | None:
     for key in keys:
+        value = data.get(key)
+        if type(value) is int and -SAFE_INTEGER <= value <= SAFE_INTEGER:
+            continue  # the common case (a small int, so present) in one lookup
         if key not in data:
             return (MISSING_FIELD, f"data.{key} is required")
-        value = data[key]
-        # the common case (a small int) without the call
-        small = type(value) is int and -SAFE_INTEGER <= value <= SAFE_INTEGER
-        if not (small or _is_int(value)):
+        if not _is_int(value):
             return (INVALID_FIELD, f"data.{key} must be an integer")
     return None
 

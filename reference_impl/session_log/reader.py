@@ -239,7 +239,8 @@ class _Events:
         self.prev = seq
         if "time" not in value:
             raise LogRejected(LogError(MISSING_FIELD, line, "time is required", seq))
-        if not _is_number(value["time"]):
+        when = value["time"]
+        if type(when) is not int and not _is_number(when):  # an int without the call
             raise LogRejected(LogError(INVALID_FIELD, line, "time must be a number", seq))
         if "data" not in value:
             raise LogRejected(LogError(MISSING_FIELD, line, "data is required", seq))
