@@ -29,6 +29,8 @@ from types import MappingProxyType
 from typing import Final
 
 from agent_tck.reference_impl.developer_messages.records import (
+    _ARRAYS,
+    _OBJECTS,
     ADDITION,
     DEVELOPER_EVENT,
     HEADER_EVENT,
@@ -93,13 +95,14 @@ def _reject(
 Slot = Callable[[Mapping[str, Json]], Iterable[tuple[str, Json]]]
 
 
-def _data_is_message(data: Mapping[str, Json]) -> Iterator[tuple[str, Json]]:
+def _data_is_message(data: Mapping[str, Json]) -> Iterable[tuple[str, Json]]:
     # user/message: the source runtime stores the message as the data itself; a {message}
-    # wrapper is read too.
+    # wrapper is read too. (A tuple, not a generator: this runs for every user/message.)
     if "role" in data or "content" in data:
-        yield "", data
-    elif "message" in data:
-        yield "/message", data["message"]
+        return (("", data),)
+    if "message" in data:
+        return (("/message", data["message"]),)
+    return ()
 
 
 def _field(name: str) -> Slot:
@@ -256,9 +259,11 @@ class _SeqIndex:
 
     def add(self, seq: int, etype: str, event: Mapping[str, Json]) -> None:
         runs = self.runs
-        if seq > self.highest:  # the common case: a new, higher seq
-            if runs and runs[-1][1] + 1 == seq and runs[-1][1] == self.highest:
-                runs[-1][1] = seq
+        highest = self.highest
+        if seq > highest:  # the common case: a new, higher seq
+            run = runs[-1] if runs else None
+            if run is not None and run[1] + 1 == seq and run[1] == highest:
+                run[1] = seq
             else:
                 runs.append([seq, seq])
             self.highest = seq
@@ -307,16 +312,16 @@ class _Reader:
 
     # -- ordinary events ----------------------------------------------------------------------
     def ordinary(self, event: Mapping[str, Json], seq: int, at: str) -> None:
+        """The slots of a type in :data:`_SLOTTED` (:meth:`event` calls this for those only)."""
         etype = event["type"]
-        if etype not in _SLOTTED:
-            return  # no slot, content array or stream to read (the reader's hot path)
         data = event.get("data")
-        if not _is_object(data):
+        if not isinstance(data, _OBJECTS):
             return  # DM-034: malformed ordinary slots are the decoder's to recover
-        if etype in MESSAGE_SLOTS:
-            slot, rule = MESSAGE_SLOTS[etype]
+        slotted = MESSAGE_SLOTS.get(etype)
+        if slotted is not None:
+            slot, rule = slotted
             for where, message in slot(data):
-                if not _is_object(message):
+                if not isinstance(message, _OBJECTS):
                     continue  # DM-034
                 # DM-037..042 "confines developer roles to the developer/message slot"
                 if message.get("role") == "developer":
@@ -326,7 +331,7 @@ class _Reader:
                         "belongs only in developer/message",
                     )
                 self.no_tool_changes(message.get("content"), seq, at, "/data", where, "/content")
-        for name in CONTENT_SLOTS.get(etype, ()):
+        for name in CONTENT_SLOTS.get(etype) or ():
             self.no_tool_changes(data.get(name), seq, at, "/data/", name)
         if etype in STREAM_EVENTS and "stream" in data:  # most messages embed none
             self.no_tool_changes_in_stream(data["stream"], seq, at)
@@ -356,11 +361,11 @@ class _Reader:
     def no_tool_changes(self, content: Json, seq: int, at: str, *under: str) -> None:
         """DM-043 in one content array; its pointer is ``at`` + ``under`` (joined only for a
         refusal: this runs for most events of a log)."""
-        if not _is_array(content):
+        if not isinstance(content, _ARRAYS):
             return
         for index, block in enumerate(content):
             # DM-043 "developer-only tool-change blocks"
-            if _is_object(block) and block.get("type") in TOOL_CHANGES:
+            if isinstance(block, _OBJECTS) and block.get("type") in TOOL_CHANGES:
                 raise _reject(
                     "DM_TOOL_CHANGE_NOT_DEVELOPER", "DM-043", seq,
                     "".join((at, *under, f"/{index}")),
@@ -372,14 +377,15 @@ class _Reader:
         if not _is_object(data):
             return
         turn, step = data.get("turn"), data.get("step")
-        if event["type"] == "step/start" and _is_count(turn) and _is_count(step):
+        kind = event["type"]
+        if kind == "step/start" and _is_count(turn) and _is_count(step):
             self.open_steps.add((turn, step))
-        elif event["type"] == "step/end":
+        elif kind == "step/end":
             try:  # noqa: SIM105 - a try costs nothing here; suppress() is an object per step/end
                 self.open_steps.discard((turn, step))
             except TypeError:
                 pass  # an object turn or step (unhashable) names no open step
-        elif event["type"] == "turn/end":
+        elif kind == "turn/end":
             self.open_steps = {s for s in self.open_steps if s[0] != turn}
 
     def step_is_open(self, turn: int, step: int) -> bool:
@@ -519,7 +525,8 @@ class _Reader:
             # DM-032: an ignorable marker does not establish reader support; checked regardless
             self.developer(line, seq, at)
         elif etype in self.index.known:
-            self.ordinary(line, seq, at)
+            if etype in _SLOTTED:  # a slot, content array or stream to read (most types: none)
+                self.ordinary(line, seq, at)
             if etype in _BOUNDARIES:
                 self.boundaries(line)
         # any other type is an opaque record: kept, never interpreted

@@ -32,6 +32,9 @@ from agent_tck.reference_impl.session_log.format import (
     Admission,
     Problem,
 )
+from agent_tck.reference_impl.session_log.retired_syntax import (
+    READ_TYPES as RETIRED_READ_TYPES,
+)
 from agent_tck.reference_impl.session_log.retired_syntax import retired_syntax
 
 
@@ -69,7 +72,7 @@ class NoteRules(Admission):
     def admit(self, event: Mapping[str, Any], line: int) -> Problem | None:
         kind = event["type"]
         data = event["data"]
-        if problem := retired_syntax(kind, data):
+        if kind in RETIRED_READ_TYPES and (problem := retired_syntax(kind, data)):
             return problem
         if kind == "turn/start":
             self.turn = data.get("turn")

@@ -176,13 +176,15 @@ class Vocabulary:
 #: Largest integer a JSON reader in every language holds exactly (2**53 - 1): seq, turn and
 #: step numbers beyond it (1e300) are not counts.
 SAFE_INTEGER: Final = 2**53 - 1
+#: its negative, a constant (``-SAFE_INTEGER`` in a check builds a new int object per call)
+SAFE_NEGATIVE: Final = -SAFE_INTEGER
 
 
 def _is_int(value: Any) -> bool:
     # bool is not an int here; 2.0 is (JSON does not tell 2 from 2.0, and neither do we), but
     # 1e300 and -0.0 are not integers a log counts with.
     if type(value) is int:
-        return -SAFE_INTEGER <= value <= SAFE_INTEGER
+        return SAFE_NEGATIVE <= value <= SAFE_INTEGER
     return (type(value) is float and value.is_integer() and abs(value) <= SAFE_INTEGER
             and math.copysign(1.0, value) > 0)
 
@@ -193,12 +195,12 @@ def _is_number(value: Any) -> bool:
 
 def _need_ints(data: Mapping[str, Any], *keys: str) -> Problem | None:
     for key in keys:
+        value = data.get(key)
+        if type(value) is int and SAFE_NEGATIVE <= value <= SAFE_INTEGER:
+            continue  # the common case (a small int, so present) in one lookup
         if key not in data:
             return (MISSING_FIELD, f"data.{key} is required")
-        value = data[key]
-        # the common case (a small int) without the call
-        small = type(value) is int and -SAFE_INTEGER <= value <= SAFE_INTEGER
-        if not (small or _is_int(value)):
+        if not _is_int(value):
             return (INVALID_FIELD, f"data.{key} must be an integer")
     return None
 

@@ -62,6 +62,8 @@ _ABSOLUTE: Final = re.compile(r"^(/|[A-Za-z]:[\\/]|\\\\)")
 #: a repair result id's call index (relationships.ts notStartedRepair): a canonical integer
 _INDEX: Final = re.compile(r"0|[1-9][0-9]*")
 _OPEN_STEP_TYPES: Final = f.STEP_EVENT_TYPES | {"assistant/message", "tool/call"}
+_KNOWN: Final = f.KNOWN_EVENT_TYPES  # module names: read for every event
+_SURFACE: Final = f.SURFACE_TYPES
 #: the event types whose data.message message-sources.ts inspects for a retired source
 _MESSAGE_SLOT_TYPES: Final = frozenset({"system/message", "assistant/message", "tool/result"})
 
@@ -106,14 +108,11 @@ def check_header(value: Mapping[str, Any]) -> Problem | None:
     return None
 
 
-def _message(kind: str, data: Mapping[str, Any]) -> Any:
-    return data if kind in f.MESSAGE_AT_DATA else data.get("message")
-
-
 def check_message(kind: str, data: Mapping[str, Any]) -> Problem | None:
     """README "Surface messages" / "Tool result": identified, attributed messages."""
     src = f.V4_README
-    message = _message(kind, data)
+    # the message: the data itself for a user/message (MESSAGE_AT_DATA), else data.message
+    message = data if kind in f.MESSAGE_AT_DATA else data.get("message")
     if type(message) is not dict:
         return _say(DSH_MESSAGE, src, f"{kind} needs a message object")
     if not _text(message.get("id")):
@@ -271,7 +270,7 @@ class DshV4(Admission):
         seq = event["seq"]
         problem = self.envelope(event, seq)
         self.index += 1
-        if problem or kind not in f.KNOWN_EVENT_TYPES:
+        if problem or kind not in _KNOWN:
             return problem
         data = event["data"]
         if kind == f.END_SEED and data.get("inherited") is True:
@@ -331,8 +330,7 @@ class DshV4(Admission):
 
     def placement(self, kind: str, event: Mapping[str, Any], data: Mapping[str, Any],
                   seq: int) -> Problem | None:
-        src = f.RELATIONSHIPS
-        if kind not in f.SURFACE_TYPES:
+        if kind not in _SURFACE:
             if "surfaceOp" in event or "sourceEventSeqs" in event:
                 return _say(DSH_SURFACE, f.V4_README, f"{kind} is log-only: it carries neither "
                             "surfaceOp nor sourceEventSeqs")
@@ -349,6 +347,7 @@ class DshV4(Admission):
                 or op["op"] != "replace":
             return _say(DSH_SURFACE, f.V4_README, f"{kind} needs surfaceOp \"append\" or "
                         "{op: \"replace\", startSeq, endSeq}")
+        src = f.RELATIONSHIPS  # a replacement (rare): the checks below cite relationships.ts
         start, end = replacement_range(event) or (None, None)
         found = self.surface.span(start, end)
         if found is None:
@@ -368,6 +367,7 @@ class DshV4(Admission):
                   data: Mapping[str, Any]) -> Problem | None:
         src = f.RELATIONSHIPS
         turn, step = data.get("turn"), data.get("step")
+        # (turn, step) != (self.turn, self.step) below, without building two tuples per event
         if kind == "turn/start":
             if self.turn is not None or turn != self.next_turn:
                 return _say(DSH_LIFECYCLE, src, f"turn/start {turn}: expected turn "
@@ -386,14 +386,14 @@ class DshV4(Admission):
                             f"{self.next_step} of the open turn with no step open")
             self.step = step
         elif kind == "step/end":
-            if self.step is None or (turn, step) != (self.turn, self.step):
+            if self.step is None or turn != self.turn or step != self.step:
                 return _say(DSH_LIFECYCLE, src, f"step/end {turn}.{step} does not close the "
                             "open step")
             self.step = None
             self.next_step += 1
         elif kind in _OPEN_STEP_TYPES or (kind == "tool/result"
                                           and event.get("surfaceOp") == "append"):
-            if self.step is None or (turn, step) != (self.turn, self.step):
+            if self.step is None or turn != self.turn or step != self.step:
                 return _say(DSH_LIFECYCLE, src, f"{kind} {turn}.{step} does not match the open "
                             "turn and step")
         elif kind in ("request/header", "request/context", "tool/result") and self.turn is None:

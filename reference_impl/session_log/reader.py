@@ -28,6 +28,7 @@ from agent_tck.reference_impl.session_log.format import (
     MISSING_FIELD,
     MISSING_HEADER,
     SAFE_INTEGER,
+    SAFE_NEGATIVE,
     SEQ_DECREASE,
     SEQ_DUPLICATE,
     SEQ_GAP,
@@ -209,7 +210,7 @@ class _Events:
         kind = value.get("type")
         seq: Any = value.get("seq")
         seq_known = seq if (  # a small int without the call
-            type(seq) is int and -SAFE_INTEGER <= seq <= SAFE_INTEGER) or _is_int(seq) else None
+            type(seq) is int and SAFE_NEGATIVE <= seq <= SAFE_INTEGER) or _is_int(seq) else None
         if kind is None:
             raise LogRejected(LogError(MISSING_FIELD, line, "type is required", seq_known))
         if type(kind) is not str:
@@ -239,7 +240,8 @@ class _Events:
         self.prev = seq
         if "time" not in value:
             raise LogRejected(LogError(MISSING_FIELD, line, "time is required", seq))
-        if not _is_number(value["time"]):
+        when = value["time"]
+        if type(when) is not int and not _is_number(when):  # an int without the call
             raise LogRejected(LogError(INVALID_FIELD, line, "time must be a number", seq))
         if "data" not in value:
             raise LogRejected(LogError(MISSING_FIELD, line, "data is required", seq))

@@ -39,6 +39,9 @@ def _wrapper_in(content: Any) -> int | None:
 _CONTENT_AT: Final = {**dsh_v4.RETIRED_CONTENT_AT, "tool/result": (
     *dsh_v4.RETIRED_CONTENT_AT.get("tool/result", ()), ("message", "content"))}
 _STREAM_TYPES: Final = frozenset({"assistant/message", "assistant/attempt"})
+#: the event types :func:`retired_syntax` reads (any other holds nothing it refuses)
+READ_TYPES: Final = frozenset({"request/header", *_CONTENT_AT, *dsh_v4.RETIRED_MESSAGES_AT,
+                               *_STREAM_TYPES})
 
 
 def _content_arrays(kind: str, data: Mapping[str, Any]) -> Iterator[tuple[tuple[str, ...], Any]]:
@@ -63,8 +66,11 @@ def retired_syntax(kind: str, data: Mapping[str, Any]) -> Problem | None:
             return (RETIRED_SYNTAX, "CFP-D011: data.header.system is the retired system key "
                     "(v4 keeps the system prompt in system/message events)")
         return None
-    for path in _CONTENT_AT.get(kind, ()):
-        index = _wrapper_in(_at(data, path))
+    for path in _CONTENT_AT.get(kind) or ():
+        content: Any = data
+        for key in path:  # _at, inline: this runs for most events of a log
+            content = content.get(key) if type(content) is dict else None
+        index = _wrapper_in(content)
         if index is not None:
             return _wrapper_at(path, index)
     if kind in dsh_v4.RETIRED_MESSAGES_AT:
