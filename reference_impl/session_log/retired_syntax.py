@@ -67,10 +67,7 @@ def retired_syntax(kind: str, data: Mapping[str, Any]) -> Problem | None:
                     "(v4 keeps the system prompt in system/message events)")
         return None
     for path in _CONTENT_AT.get(kind) or ():
-        content: Any = data
-        for key in path:  # _at, inline: this runs for most events of a log
-            content = content.get(key) if type(content) is dict else None
-        index = _wrapper_in(content)
+        index = _wrapper_in(_at(data, path))
         if index is not None:
             return _wrapper_at(path, index)
     if kind in dsh_v4.RETIRED_MESSAGES_AT:
