@@ -25,16 +25,18 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-import anthropic
 import brotli
 import httpx2 as httpx
-import openai
 import pytest
+from lazy_import import lazy
 
 from agent_tck.harness.commands.audit import find_mitmdump, mitmdump_command
 from agent_tck.harness.common.errors import HarnessError
 from agent_tck.harness.mock_provider.plan import ProviderState, SendBytes
 from agent_tck.harness.mock_provider.server import make_provider, start
+
+anthropic = lazy("anthropic")  # imported on first use (tests/lazy_import.py)
+openai = lazy("openai")  # imported on first use (tests/lazy_import.py)
 
 pytestmark = pytest.mark.slow
 pytest.importorskip("mitmproxy")

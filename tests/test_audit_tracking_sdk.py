@@ -17,13 +17,15 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-import anthropic
-import openai
 import pytest
+from lazy_import import lazy
 
 from agent_tck.harness.commands.audit import mitmdump_command
 from agent_tck.harness.mock_provider.server import start
 from tests.test_audit_e2e import free_port, mitmdump, stop, text, wait_for_port
+
+anthropic = lazy("anthropic")  # imported on first use (tests/lazy_import.py)
+openai = lazy("openai")  # imported on first use (tests/lazy_import.py)
 
 pytestmark = pytest.mark.slow
 pytest.importorskip("mitmproxy")

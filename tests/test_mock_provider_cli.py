@@ -11,8 +11,8 @@ import sys
 import threading
 from pathlib import Path
 
-import openai
 import pytest
+from lazy_import import lazy
 
 from agent_tck.harness.cli import main
 from agent_tck.harness.commands.simulate_provider import (
@@ -22,6 +22,8 @@ from agent_tck.harness.commands.simulate_provider import (
     simulate_provider,
 )
 from agent_tck.harness.common.errors import HarnessError
+
+openai = lazy("openai")  # imported on first use (tests/lazy_import.py)
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = {"version": 1, "replies": [{"content": [{"type": "text", "text": "from the script"}]}]}

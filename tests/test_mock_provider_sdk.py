@@ -16,12 +16,14 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import anthropic
 import httpx2
-import openai
 import pytest
+from lazy_import import lazy
 
 from agent_tck.harness.mock_provider.server import MockProviderServer, load_openapi_document, start
+
+anthropic = lazy("anthropic")  # imported on first use (tests/lazy_import.py)
+openai = lazy("openai")  # imported on first use (tests/lazy_import.py)
 
 pytestmark = pytest.mark.slow
 
