@@ -28,20 +28,28 @@ def verdicts(folder: Path) -> dict[tuple[str, str], str]:
     return {(c.case, c.operation): c.status for c in read(folder / "results.jsonl").cases}
 
 
-def test_run_against_the_reference_passes_and_writes_every_report(tmp_path):
-    proc = agent_tck("run", "--report-dir", str(tmp_path))
+@pytest.fixture(scope="module")
+def reference_run(tmp_path_factory: pytest.TempPathFactory):
+    """One whole run of the in-process reference, read by the two tests below."""
+    folder = tmp_path_factory.mktemp("inproc")
+    return folder, agent_tck("run", "--report-dir", str(folder))
+
+
+def test_run_against_the_reference_passes_and_writes_every_report(reference_run):
+    folder, proc = reference_run
     assert proc.returncode == 0, proc.stdout + proc.stderr
     for name in ("results.jsonl", "junit.xml", "summary.md", "report.html", "badges/overall.json"):
-        assert (tmp_path / name).is_file(), name
-    run = read(tmp_path / "results.jsonl")
+        assert (folder / name).is_file(), name
+    run = read(folder / "results.jsonl")
     assert not run.truncated
     assert {c.status for c in run.cases} == {"pass"}
     assert " passed, 0 failed" in proc.stdout.splitlines()[-1]
 
 
-def test_the_reference_adapter_as_a_subprocess_gives_the_same_verdicts(tmp_path):
-    a, b = tmp_path / "inproc", tmp_path / "sub"
-    assert agent_tck("run", "--report-dir", str(a)).returncode == 0
+def test_the_reference_adapter_as_a_subprocess_gives_the_same_verdicts(reference_run, tmp_path):
+    a, inproc = reference_run
+    assert inproc.returncode == 0, inproc.stdout + inproc.stderr
+    b = tmp_path / "sub"
     proc = agent_tck("run", "--impl", REFERENCE, "--report-dir", str(b))
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert verdicts(a) == verdicts(b)
