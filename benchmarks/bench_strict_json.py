@@ -1,25 +1,29 @@
 """Benchmark: the strict JSON reader against plain ``json.loads``. Not a test: it prints.
 
-    .venv/bin/python benchmarks/bench_strict_json.py [--rounds 7]
+    .venv/bin/python benchmarks/bench_strict_json.py [--rounds 11] [--baseline PATH]
 
 Four kinds of text the kit reads from untrusted hands: adapter replies (one compact line per
-vector case, as the runner reads them), session-log lines (the check-log benchmark's recorded
-turn), provider request bodies (a 50-turn Messages conversation with tool calls, as the audit
-reads them) and the vector files themselves (pretty-printed, read once per run, as bytes like the
-vector loader; also as str, the form measured before). Each is parsed
-by ``json.loads`` (the yardstick), by the native parsers the fast path could stand on
-(orjson, msgspec, jiter: raw, no strictness; jiter also with its own duplicate-key and NaN
-refusals), by ``strict_json.loads`` (the native fast path) and by
-its stdlib path alone (what every input paid before the fast path). Rounds are interleaved and
-each ratio is taken within its round (the machine is shared and noisy): the median is printed
-with the spread (lowest and highest round). Goal: ``strict_json.loads`` at least 1.5x of
-``json.loads``.
+vector case, as str as the runner reads them, and as the bytes the pipe gives), session-log lines
+(the check-log benchmark's recorded turn), provider request bodies (a 50-turn Messages
+conversation with tool calls, as the audit reads them) and the vector files themselves
+(pretty-printed, read once per run, as bytes like the vector loader; also as str, the form
+measured before). Each is parsed by ``json.loads`` (the yardstick, on the same str or bytes), by
+the native parsers the fast path could stand on (orjson, msgspec, jiter: raw, no strictness;
+jiter also with its own duplicate-key and NaN refusals), by msgspec's decode followed by its
+encode (the floor of any duplicate-key check that re-encodes the value), by
+``strict_json.loads`` (the native fast path), by another copy of the reader when ``--baseline``
+names one (e.g. main's ``reference_impl/strict_json.py``, side by side in the same rounds) and
+by its stdlib path alone (what every input paid before the fast path). Rounds are interleaved,
+the parsers' order reversed every other round, and each ratio is taken within its round (the
+machine is shared and noisy): the median is printed with the spread (lowest and highest round).
+Goal: ``strict_json.loads`` at least 1.5x of ``json.loads``.
 """
 
 from __future__ import annotations
 
 import argparse
 import gc
+import importlib.util
 import json
 import statistics
 import sys
@@ -81,8 +85,22 @@ def _vector_files() -> list[bytes]:
     return [p.read_bytes() for p in sorted((ROOT / "vectors").glob("*/*.json"))] * 2
 
 
-def _parsers() -> dict[str, Callable[[Any], Any]]:
+def _baseline(path: str | None) -> dict[str, Callable[[Any], Any]]:
+    """Another copy of the reader (a file), measured beside this tree's, in the same rounds."""
+    if path is None:
+        return {}
+    spec = importlib.util.spec_from_file_location("strict_json_baseline", path)
+    assert spec is not None and spec.loader is not None, path
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up
+    spec.loader.exec_module(module)
+    return {"strict (baseline)": module.loads}
+
+
+def _parsers(baseline: str | None) -> dict[str, Callable[[Any], Any]]:
     import msgspec
+
+    decode, encode = msgspec.json.decode, msgspec.json.encode
 
     try:  # not a dependency: measured beside msgspec when installed (pip install orjson)
         import orjson
@@ -93,7 +111,9 @@ def _parsers() -> dict[str, Callable[[Any], Any]]:
         **({"orjson (raw)": orjson.loads} if orjson is not None else {}),
         "msgspec (raw)": msgspec.json.decode,
         **_jiter(),
+        "decode + re-encode": lambda data: encode(decode(data)),
         "strict": strict_json.loads,
+        **_baseline(baseline),
         "strict, stdlib path": lambda data: strict_json._slow(data, strict_json.MAX_DEPTH, False),
     }
 
@@ -128,26 +148,31 @@ def _time(fn: Callable[[Any], Any], corpus: list[Any]) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=11)
+    parser.add_argument("--baseline", help="another strict_json.py to measure side by side")
     args = parser.parse_args()
-    corpora = {"adapter replies": _replies(), "session-log lines": _log_lines(),
+    replies = _replies()
+    corpora = {"adapter replies": replies,
+               "adapter replies as bytes": [line.encode("utf-8") for line in replies],
+               "session-log lines": _log_lines(),
                "request bodies": _bodies(), "vector files": _vector_files(),
                "vector files as str": [data.decode("utf-8") for data in _vector_files()]}
-    parsers = _parsers()
+    parsers = _parsers(args.baseline)
     for name, corpus in corpora.items():
         for item in corpus:  # the contract: the same value as json.loads
             assert strict_json.loads(item) == json.loads(item), name
         size = sum(len(item) for item in corpus)
         ratios: dict[str, list[float]] = {p: [] for p in parsers}
-        for _ in range(args.rounds):
+        for round_ in range(args.rounds):
             base = _time(json.loads, corpus)
-            for pname, fn in parsers.items():
+            order = list(parsers.items())  # no parser always timed right after another
+            for pname, fn in order[::-1] if round_ % 2 else order:
                 ratios[pname].append(base / _time(fn, corpus))
         print(f"{name}: {len(corpus)} texts, {size / 1e6:.2f} MB; speed relative to json.loads, "
               f"median [lowest-highest] over {args.rounds} rounds")
         for pname, values in ratios.items():
             if pname == "json.loads":
                 continue
-            print(f"  {pname:<20} {statistics.median(values):5.2f}x "
+            print(f"  {pname:<22} {statistics.median(values):5.2f}x "
                   f"[{min(values):.2f}-{max(values):.2f}]")
 
 
