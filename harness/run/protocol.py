@@ -183,10 +183,26 @@ def parse_started(line: str) -> Implementation:
     )
 
 
-def parse_result(line: str, expected_seq: int, observe: bool = False) -> CallResult | Observed:
+#: What :func:`read_reply` returns for a line that is not strict JSON (decoding it again says why)
+UNREADABLE: Any = object()
+
+
+def read_reply(line: str) -> Any:
+    """``line`` read strictly, or :data:`UNREADABLE`: the runner reads each reply line once,
+    to see whose it is, and hands the value on to :func:`parse_result`."""
+    try:
+        return strict_json.loads(line)
+    except strict_json.StrictJSONError:
+        return UNREADABLE
+
+
+def parse_result(line: str, expected_seq: int, observe: bool = False,
+                 reply: Any = UNREADABLE) -> CallResult | Observed:
     """A run reply as an outcome; raises ProtocolViolation for anything off-protocol. With
-    ``observe`` (the command asked for it), a result also carries what was observed."""
-    reply = decode(line)
+    ``observe`` (the command asked for it), a result also carries what was observed. ``reply``
+    is ``line`` already read by :func:`read_reply`, when it was."""
+    if reply is UNREADABLE:
+        reply = decode(line)
     if not isinstance(reply, dict):
         raise ProtocolViolation(f"reply is not a JSON object: {line[:200]!r}")
     kinds = sorted({"output", "error", "crashed"} & reply.keys())

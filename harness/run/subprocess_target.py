@@ -36,15 +36,16 @@ from agent_tck.harness.run.outcome import CallResult, Errored, Observed
 from agent_tck.harness.run.protocol import (
     HANDSHAKE_EXAMPLE,
     OBSERVE,
+    UNREADABLE,
     Implementation,
     ProtocolViolation,
     RunCommand,
     StartCommand,
     StopCommand,
-    decode,
     encode,
     parse_result,
     parse_started,
+    read_reply,
 )
 from agent_tck.harness.run.targets import PlannedCall
 
@@ -387,7 +388,9 @@ class SubprocessTarget:
                 return self._fail(f"the implementation {what}", transcript)
             if isinstance(item, _Breach):
                 return self._fail(item.reason, transcript)
-            if item is _BLANK or (isinstance(item, str) and self._stray(item)):  # in a budget
+            # each line is read once: whose reply it is, then (the awaited one) what it says
+            reply = read_reply(item) if isinstance(item, str) else UNREADABLE
+            if item is _BLANK or (isinstance(item, str) and self._stray(reply, item)):  # budget
                 noise += 1
                 if noise > self.limits.noise_lines:
                     return self._fail(f"the implementation wrote more than "
@@ -397,7 +400,7 @@ class SubprocessTarget:
             assert isinstance(item, str)
             transcript.append("<< " + _clip(item.rstrip("\n")))
             try:
-                result = parse_result(item, seq, observe)
+                result = parse_result(item, seq, observe, reply)
             except ProtocolViolation as exc:
                 return self._fail(str(exc), transcript)
             self._answered = seq
@@ -487,20 +490,17 @@ class SubprocessTarget:
                     break
                 seen += 1
                 if isinstance(item, str):
-                    self._stray(item, settled=True)
+                    self._stray(read_reply(item), item, settled=True)
         with contextlib.suppress(subprocess.TimeoutExpired):
             proc.proc.wait(timeout=max(0.0, deadline - time.monotonic()))
         proc.kill()
 
     # -- internals --------------------------------------------------------------------------
 
-    def _stray(self, line: str, *, settled: bool = False) -> bool:
-        """True (and recorded against its owner) when ``line`` is a reply to an earlier command.
-        Decided by the line alone, so the same adapter output is always attributed alike."""
-        try:
-            reply = decode(line)
-        except ProtocolViolation:
-            return False
+    def _stray(self, reply: Any, line: str, *, settled: bool = False) -> bool:
+        """True (and recorded against its owner) when ``line``, read as ``reply``
+        (:func:`read_reply`), is a reply to an earlier command. Decided by the line alone, so the
+        same adapter output is always attributed alike."""
         seq = reply.get("seq") if isinstance(reply, dict) else None
         if type(seq) is not int:
             return False
