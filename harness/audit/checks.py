@@ -49,7 +49,8 @@ def request_headers(exchange: Mapping[str, Any]) -> dict[str, str] | None:
     """Lower-cased request headers (values of repeated names joined by ", "), or ``None``
     when the capture has no headers at all (then header rules are not checked)."""
     request = exchange.get("request")
-    raw = request.get("headers") if isinstance(request, Mapping) else None
+    mapping = type(request) is dict or isinstance(request, Mapping)  # a dict: no ABC check
+    raw = request.get("headers") if mapping else None
     if raw is None:
         return None
     out: dict[str, str] = {}
@@ -155,6 +156,10 @@ def _is_empty_text(block: Any) -> bool:
 # --- shape -----------------------------------------------------------------------------------
 
 
+_ANTHROPIC_ROLES = frozenset({"user", "assistant", "system"})
+_OPENAI_ROLES = frozenset({"user", "assistant", "system", "developer", "tool", "function"})
+
+
 def check_shape(req: Request) -> Emit:
     """WA-D004: an audited body must be readable as the dialect's request (messages list of
     objects with a role); otherwise the other checks cannot speak for it."""
@@ -163,22 +168,23 @@ def check_shape(req: Request) -> Emit:
         yield ("unreadable-body", body_pointer("messages"),
                "the request has no messages list; nothing else was checked")
         return
-    roles = {"user", "assistant", "system"} if req.dialect == ANTHROPIC else {
-        "user", "assistant", "system", "developer", "tool", "function"}
+    anthropic = req.dialect == ANTHROPIC
+    roles = _ANTHROPIC_ROLES if anthropic else _OPENAI_ROLES
     for i, msg in req.window():
         if not isinstance(msg, dict):
             yield ("unreadable-body", body_pointer("messages", i), "a message is not an object")
         elif msg.get("role") not in roles:
             yield ("unreadable-body", _member(i, msg, "role"),
                    f"unknown role {msg.get('role')!r} for the {req.dialect} dialect")
-        elif req.dialect == ANTHROPIC and not isinstance(msg.get("content"), str | list) and (
+        elif anthropic and not isinstance(msg.get("content"), (str, list)) and (
             msg.get("role") != "system"
         ):
             yield ("unreadable-body", _member(i, msg, "content"),
                    "content is neither a string nor a list of blocks")
-        else:
-            for j, block in _blocks(msg.get("content")):
-                if req.dialect == ANTHROPIC and _block_type(block) is None:
+        elif anthropic and type(content := msg.get("content")) is list:
+            for j, block in enumerate(content):
+                kind = block.get("type") if type(block) is dict else None  # _block_type
+                if type(kind) is not str:
                     yield ("unreadable-body", body_pointer("messages", i, "content", j),
                            "a content block without a string type")
 
@@ -201,9 +207,12 @@ def check_anthropic_user_blocks(req: Request) -> Emit:
     for i, msg in req.window():
         if not isinstance(msg, dict) or msg.get("role") != "user":
             continue
-        for j, block in _blocks(msg.get("content")):
-            btype = _block_type(block)
-            if btype is None or (btype == "text" and block.get("text")):
+        content = msg.get("content")
+        if type(content) is not list:
+            continue  # a string content is one text block, judged by other checks
+        for j, block in enumerate(content):
+            btype = block.get("type") if type(block) is dict else None  # _block_type, inline
+            if type(btype) is not str or (btype == "text" and block.get("text")):
                 continue  # the common case, decided without building a pointer
             if btype == "tool_result":  # a user block: only what it holds is judged
                 yield from _tool_result_blocks(block, i, j)
@@ -254,6 +263,15 @@ def _tool_result_blocks(block: Mapping[str, Any], i: int, j: int) -> Emit:
             yield ("empty-text-block", where, "an empty text block in tool_result content")
 
 
+def _all_empty_text(content: list[Any]) -> bool:
+    """``all(_is_empty_text(b) for b in content)``, without a call per block."""
+    for block in content:
+        kind = block.get("type") if type(block) is dict else None
+        if not (type(kind) is str and kind == "text" and block.get("text") in ("", None)):
+            return False
+    return True
+
+
 def check_empty_user(req: Request) -> Emit:
     """BO-D001 (Messages) / BO-D002 (Chat Completions): a user message with nothing to send is
     left out, so no user message has empty content ("", [] or only empty text)."""
@@ -264,11 +282,7 @@ def check_empty_user(req: Request) -> Emit:
         content = msg.get("content")
         if content is None and req.dialect == ANTHROPIC:
             continue  # not readable; check_shape reports it
-        empty = (
-            content in ("", None)
-            or (isinstance(content, list) and all(_is_empty_text(b) for b in content))
-        )
-        if empty:
+        if content in ("", None) or (isinstance(content, list) and _all_empty_text(content)):
             yield (key, _member(i, msg, "content"),
                    "a user message with empty content; it must be left out")
 
@@ -311,16 +325,21 @@ def check_anthropic_tool_results(req: Request) -> Emit:
     for i, msg in req.window():
         if not isinstance(msg, dict) or msg.get("role") != "user":
             continue
-        prev = _previous_non_system(messages, i)
-        offered = set(_tool_use_ids(prev[1])) if prev else set()
+        content = msg.get("content")
+        if type(content) is not list:
+            continue  # no blocks (a string content is one text block)
+        offered: set[str] | None = None  # the preceding assistant's calls, when a result asks
         seen: set[str] = set()
         other_seen = False
-        for j, block in _blocks(msg.get("content")):
-            btype = _block_type(block)
+        for j, block in enumerate(content):
+            btype = block.get("type") if type(block) is dict else None  # _block_type, inline
             if btype != "tool_result":
-                if btype is not None:
+                if type(btype) is str:
                     other_seen = True
                 continue
+            if offered is None:
+                prev = _previous_non_system(messages, i)
+                offered = set(_tool_use_ids(prev[1])) if prev else set()
             use_id = str(block.get("tool_use_id"))
             if use_id not in offered:
                 yield ("tool-result-answers-call", body_pointer("messages", i, "content", j),
@@ -361,6 +380,8 @@ def check_anthropic_system_placement(req: Request) -> Emit:
     IHU-D001 / DM-D005 - directly after a user turn (a run of system messages is one update)
     and before an assistant turn or the end of the request; IHU-D003 / DM-D005 - never first;
     IHU-D004 - never without text (a tool-change message carries its blocks instead)."""
+    if req.system_at is None:
+        return  # no system message (the usual request): nothing to place
     messages = req.messages
     for i, msg in req.window():
         if not isinstance(msg, dict) or msg.get("role") != "system":

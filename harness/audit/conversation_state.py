@@ -305,13 +305,13 @@ def _shape(dialect: str, body: Mapping[str, Any], sources: Iterable[_Conv],
 
 
 def _call_ids(message: Any) -> set[str]:
-    if not isinstance(message, Mapping):
+    if not (type(message) is dict or isinstance(message, Mapping)):
         return set()
     content = message.get("content")
-    ids = {str(b.get("id")) for b in content if isinstance(b, Mapping)
+    ids = {str(b.get("id")) for b in content if (type(b) is dict or isinstance(b, Mapping))
            and b.get("type") == "tool_use" and b.get("id")} if isinstance(content, list) else set()
     for call in message.get("tool_calls") or ():
-        if isinstance(call, Mapping) and call.get("id"):
+        if (type(call) is dict or isinstance(call, Mapping)) and call.get("id"):
             ids.add(str(call["id"]))
     return ids
 
@@ -321,7 +321,7 @@ def _answers(shape: _Shape, at: int) -> frozenset[str]:
     Messages user turn, the run of tool messages on Chat Completions."""
     out: set[str] = set()
     for message in shape.raw[at:]:
-        if not isinstance(message, Mapping):
+        if not (type(message) is dict or isinstance(message, Mapping)):
             break
         if shape.dialect == OPENAI:
             if message.get("role") != "tool":
@@ -329,7 +329,8 @@ def _answers(shape: _Shape, at: int) -> frozenset[str]:
             out.add(str(message.get("tool_call_id")))
             continue
         content = message.get("content")
-        out |= {str(b.get("tool_use_id")) for b in content or () if isinstance(b, Mapping)
+        out |= {str(b.get("tool_use_id")) for b in content or ()
+                if (type(b) is dict or isinstance(b, Mapping))
                 and b.get("type") == "tool_result"} if isinstance(content, list) else set()
         break
     return frozenset(out)

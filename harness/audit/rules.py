@@ -170,10 +170,10 @@ class ExchangeAudit:
 
 def _unreadable(exchange: Mapping[str, Any], dialect: str) -> ExchangeAudit | None:
     request = exchange.get("request")
-    request = request if isinstance(request, Mapping) else {}
+    request = request if (type(request) is dict or isinstance(request, Mapping)) else {}
     problem = request.get("body_error")
     body = request.get("body")
-    if problem is None and isinstance(body, Mapping):
+    if problem is None and (type(body) is dict or isinstance(body, Mapping)):
         return None
     reason = str(problem) if problem is not None else "the body is not a JSON object"
     finding = make_finding("unreadable-body", "/request/body",

@@ -162,7 +162,7 @@ def _problem(key: str, pointer: str, message: str) -> Problem:
 
 
 def _messages_list(body: Any) -> list[Any] | None:
-    if isinstance(body, Mapping) and isinstance(body.get("messages"), list):
+    if (type(body) is dict or isinstance(body, Mapping)) and isinstance(body.get("messages"), list):
         return list(body["messages"])
     return None
 
