@@ -39,9 +39,12 @@ def _fp(value: Any) -> int:
     if kind is str:
         return hash(("s", value))
     if kind is dict:  # members in key order: key order does not matter, values stay paired
-        return hash(("d", *sorted([(key, _fp(item)) for key, item in value.items()])))
+        return hash(("d", *sorted([  # a string member hashed here, not by a call (the same)
+            (key, hash(("s", item)) if type(item) is str else _fp(item))
+            for key, item in value.items()])))
     if kind is list:
-        return hash(("l", *[_fp(item) for item in value]))
+        return hash(("l", *[hash(("s", item)) if type(item) is str else _fp(item)
+                            for item in value]))
     if kind is bool or value is None:
         return hash(("b", value))
     return hash(("n", repr(value)))  # by text: CPython hashes -1 and -2 alike
@@ -74,9 +77,8 @@ def _message(dialect: str, message: Any, compare: dict[str, Any] | None = None) 
         return _Msg("", None, unread, hash("unreadable"), hash(("t", hash("unreadable"),
                                                                  *unread)), readable=False)
     content = normal.get("content")
-    blocks = (tuple(fingerprint(b) for b in content)
-              if isinstance(content, list) else (fingerprint(content),))
-    rest = fingerprint({k: v for k, v in normal.items() if k != "content"})
+    blocks = tuple([_fp(b) for b in content]) if isinstance(content, list) else (_fp(content),)
+    rest = _fp({k: v for k, v in normal.items() if k != "content"})
     return _Msg(str(normal.get("role")), merge_key(dialect, normal), blocks, rest,
                 hash(("t", rest, *blocks)))
 
@@ -111,16 +113,16 @@ def _sequences(records: Sequence[_Msg], base: tuple[_Seq, _Seq] | None = None, k
     first = 0
     if base is not None and known:
         one, two = base
-        single = _Seq(one.prints[:known] + tuple(r.turn for r in records[known:]),
-                      one.roles[:known] + tuple(r.role for r in records[known:]),
-                      range(n))
+        added = records[known:]
+        single = _Seq(one.prints[:known] + tuple([r.turn for r in added]),
+                      one.roles[:known] + tuple([r.role for r in added]), range(n))
         keep = bisect_left(two.origin, known) - 1  # the last turn begun before known may grow
         if keep > 0:
             prints, roles, origin = (list(two.prints[:keep]), list(two.roles[:keep]),
                                      list(two.origin[:keep]))
             first = two.origin[keep]
     else:
-        single = _Seq(tuple(r.turn for r in records), tuple(r.role for r in records),
+        single = _Seq(tuple([r.turn for r in records]), tuple([r.role for r in records]),
                       range(n))
     blocks: list[int] = []
     previous = records[first - 1].merge if first else None
