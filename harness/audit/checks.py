@@ -263,15 +263,6 @@ def _tool_result_blocks(block: Mapping[str, Any], i: int, j: int) -> Emit:
             yield ("empty-text-block", where, "an empty text block in tool_result content")
 
 
-def _all_empty_text(content: list[Any]) -> bool:
-    """``all(_is_empty_text(b) for b in content)``, without a call per block."""
-    for block in content:
-        kind = block.get("type") if type(block) is dict else None
-        if not (type(kind) is str and kind == "text" and block.get("text") in ("", None)):
-            return False
-    return True
-
-
 def check_empty_user(req: Request) -> Emit:
     """BO-D001 (Messages) / BO-D002 (Chat Completions): a user message with nothing to send is
     left out, so no user message has empty content ("", [] or only empty text)."""
@@ -282,7 +273,11 @@ def check_empty_user(req: Request) -> Emit:
         content = msg.get("content")
         if content is None and req.dialect == ANTHROPIC:
             continue  # not readable; check_shape reports it
-        if content in ("", None) or (isinstance(content, list) and _all_empty_text(content)):
+        empty = (
+            content in ("", None)
+            or (isinstance(content, list) and all(_is_empty_text(b) for b in content))
+        )
+        if empty:
             yield (key, _member(i, msg, "content"),
                    "a user message with empty content; it must be left out")
 
