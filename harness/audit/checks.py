@@ -305,9 +305,11 @@ def _next_non_system(messages: Sequence[Any], i: int) -> tuple[int, Any] | None:
 def _tool_use_ids(msg: Any) -> list[str]:
     if not isinstance(msg, dict) or msg.get("role") != "assistant":
         return []
-    return [
-        str(b.get("id")) for _, b in _blocks(msg.get("content")) if _block_type(b) == "tool_use"
-    ]
+    content = msg.get("content")
+    if type(content) is not list:
+        return []
+    return [str(b.get("id")) for b in content  # _block_type(b) == "tool_use", inline
+            if type(b) is dict and type(kind := b.get("type")) is str and kind == "tool_use"]
 
 
 def check_anthropic_tool_results(req: Request) -> Emit:
