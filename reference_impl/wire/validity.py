@@ -359,9 +359,25 @@ def _no_empty(messages: Sequence[Any], normal: Mapping[int, Mapping[str, Any]]) 
                 return False
             if _kind(block) == "tool_result":
                 inner = block.get("content")
-                if isinstance(inner, list) and any(_is_empty_text(item) for item in inner):
-                    return False
+                if isinstance(inner, list):
+                    for item in inner:
+                        if _is_empty_text(item):
+                            return False
     return True
+
+
+def _only_empty(rules: frozenset[str]) -> bool:
+    """Do the predicates reporting any of ``rules`` all judge emptiness only (made once per
+    set of rules)?"""
+    found = _ONLY_EMPTY.get(rules)
+    if found is None:
+        found = _ONLY_EMPTY[rules] = all(
+            predicate in _EMPTY_PREDICATES for predicate, reports in _TURN_PREDICATES
+            if not reports.isdisjoint(rules))
+    return found
+
+
+_ONLY_EMPTY: dict[frozenset[str], bool] = {}
 
 
 def messages_problems(body: Any, suspend: frozenset[str] = frozenset(),
@@ -375,9 +391,8 @@ def messages_problems(body: Any, suspend: frozenset[str] = frozenset(),
     """
     off = _off(suspend)
     messages = _messages_list(body)
-    if messages and normal is not None and rules is not None and all(
-            predicate in _EMPTY_PREDICATES for predicate, reports in _TURN_PREDICATES
-            if not reports.isdisjoint(rules)) and _no_empty(messages, normal):
+    if messages and normal is not None and rules is not None and _only_empty(
+            frozenset(rules)) and _no_empty(messages, normal):
         return []  # the only predicates asked for find nothing here (the audit's usual call)
     turns = _turns(messages, normal) if messages is not None else None
     if turns is None:
