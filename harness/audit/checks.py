@@ -49,8 +49,8 @@ def request_headers(exchange: Mapping[str, Any]) -> dict[str, str] | None:
     """Lower-cased request headers (values of repeated names joined by ", "), or ``None``
     when the capture has no headers at all (then header rules are not checked)."""
     request = exchange.get("request")
-    mapping = type(request) is dict or isinstance(request, Mapping)  # a dict: no ABC check
-    raw = request.get("headers") if mapping else None
+    raw = request.get("headers") if (  # a dict: no ABC check
+        type(request) is dict or isinstance(request, Mapping)) else None
     if raw is None:
         return None
     out: dict[str, str] = {}
@@ -97,6 +97,8 @@ OPENAI_TOOL_CALL_PARTS = frozenset({"tool_use", "tool_call", "function_call"})
 OPENAI_USER_PARTS = frozenset({"text", "image_url", "input_audio", "file"})
 OPENAI_TOOL_PARTS = frozenset({"text", "image_url"})
 
+_ANTHROPIC_ROLES = frozenset({"user", "assistant", "system"})
+_OPENAI_ROLES = frozenset({"user", "assistant", "system", "developer", "tool", "function"})
 SEND_MESSAGE_PROPERTIES = frozenset({"agent_id", "message"})
 MID_CONVERSATION_BETA = re.compile(r"(?:^|,)\s*mid-conversation-tool-changes-[0-9-]+\s*(?:,|$)")
 
@@ -156,10 +158,6 @@ def _is_empty_text(block: Any) -> bool:
 # --- shape -----------------------------------------------------------------------------------
 
 
-_ANTHROPIC_ROLES = frozenset({"user", "assistant", "system"})
-_OPENAI_ROLES = frozenset({"user", "assistant", "system", "developer", "tool", "function"})
-
-
 def check_shape(req: Request) -> Emit:
     """WA-D004: an audited body must be readable as the dialect's request (messages list of
     objects with a role); otherwise the other checks cannot speak for it."""
@@ -207,10 +205,7 @@ def check_anthropic_user_blocks(req: Request) -> Emit:
     for i, msg in req.window():
         if not isinstance(msg, dict) or msg.get("role") != "user":
             continue
-        content = msg.get("content")
-        if type(content) is not list:
-            continue  # a string content is one text block, judged by other checks
-        for j, block in enumerate(content):
+        for j, block in _blocks(msg.get("content")):
             btype = block.get("type") if type(block) is dict else None  # _block_type, inline
             if type(btype) is not str or (btype == "text" and block.get("text")):
                 continue  # the common case, decided without building a pointer
@@ -305,10 +300,8 @@ def _next_non_system(messages: Sequence[Any], i: int) -> tuple[int, Any] | None:
 def _tool_use_ids(msg: Any) -> list[str]:
     if not isinstance(msg, dict) or msg.get("role") != "assistant":
         return []
-    content = msg.get("content")
-    if type(content) is not list:
-        return []
-    return [str(b.get("id")) for b in content  # _block_type(b) == "tool_use", inline
+    content = msg.get("content")  # the blocks typed inline, as _block_type does
+    return [str(b.get("id")) for b in (content if type(content) is list else ())
             if type(b) is dict and type(kind := b.get("type")) is str and kind == "tool_use"]
 
 
@@ -322,13 +315,10 @@ def check_anthropic_tool_results(req: Request) -> Emit:
     for i, msg in req.window():
         if not isinstance(msg, dict) or msg.get("role") != "user":
             continue
-        content = msg.get("content")
-        if type(content) is not list:
-            continue  # no blocks (a string content is one text block)
         offered: set[str] | None = None  # the preceding assistant's calls, when a result asks
         seen: set[str] = set()
         other_seen = False
-        for j, block in enumerate(content):
+        for j, block in _blocks(msg.get("content")):
             btype = block.get("type") if type(block) is dict else None  # _block_type, inline
             if btype != "tool_result":
                 if type(btype) is str:

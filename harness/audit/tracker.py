@@ -189,8 +189,8 @@ class ConversationTracker:
         ``dialect``: the exchange's (``dialect_of``), when the caller has it."""
         dialect = dialect_of(exchange) if dialect is None else dialect
         request = exchange.get("request")
-        mapping = type(request) is dict or isinstance(request, Mapping)  # a dict: no ABC check
-        body = request.get("body") if mapping else None
+        body = request.get("body") if (  # a dict: no ABC check
+            type(request) is dict or isinstance(request, Mapping)) else None
         if dialect is None or not (type(body) is dict or isinstance(body, Mapping)) or (
                 not isinstance(body.get("messages"), list)):
             return None
