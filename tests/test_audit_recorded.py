@@ -170,10 +170,11 @@ def captures() -> Iterator[tuple[str, list[Any]]]:
             yield f"damaged:{name}:{seed}", _damage(exchanges, seed)
 
 
-def results(exchanges: list[Any]) -> str:
-    """Every request's audit as the engine runs it, serialized canonically."""
+def results(exchanges: list[Any], *, share: bool = True) -> str:
+    """Every request's audit as the engine runs it, serialized canonically (``share``: the
+    tracker takes the tools' bytes from the wire rules, as the engine does)."""
     from agent_tck.harness.audit.engine import RECENT_AUDITS
-    from agent_tck.harness.audit.rules import audit_exchange
+    from agent_tck.harness.audit.rules import TOOLS_READ, audit_exchange
     from agent_tck.harness.audit.tracker import ConversationTracker
 
     tracker = ConversationTracker()
@@ -190,7 +191,8 @@ def results(exchanges: list[Any]) -> str:
         audit = audit_exchange(x, previous=reversed(recent), normals=normals)
         if audit.messages is not None and not audit.errors:
             recent = [*recent[-(RECENT_AUDITS - 1):], audit]
-        placed = tracker.observe(i, x, audit.compared, normals, audit.dialect)
+        placed = tracker.observe(i, x, audit.compared, normals, audit.dialect,
+                                 tools=audit.read.get(TOOLS_READ) if share else None)
         lines.append(json.dumps({
             "findings": [f.to_json() for f in audit.findings], "checked": audit.checked,
             "errors": [e.to_json() for e in audit.errors],
@@ -222,6 +224,12 @@ def test_the_corpus_covers_every_source() -> None:
 @pytest.mark.parametrize(("name", "exchanges"), CAPTURES, ids=[n for n, _ in CAPTURES])
 def test_results_equal_the_recorded_ones(name: str, exchanges: list[Any]) -> None:
     assert digest(exchanges) == _recorded()[name], results(exchanges)[:2000]
+
+
+def test_the_tracker_keys_a_head_alike_with_the_rules_tools_bytes_or_its_own() -> None:
+    for name, exchanges in CAPTURES:
+        if name.startswith(("bench", "vector:tools", "damaged:bench")):
+            assert results(exchanges) == results(exchanges, share=False), name
 
 
 if __name__ == "__main__" and sys.argv[1:] == ["--record"]:

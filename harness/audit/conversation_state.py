@@ -215,13 +215,17 @@ class _Shape:
 _HEAD_CACHE = 32
 
 
-def _head(dialect: str, body: Mapping[str, Any], cache: dict[bytes, Any] | None = None
-          ) -> tuple[int, dict[str, Any]]:
-    """The head's fingerprint and its parts' (``system``, ``tools``: a list). Not to modify."""
+def _head(dialect: str, body: Mapping[str, Any], cache: dict[bytes, Any] | None = None,
+          tools: bytes | None = None) -> tuple[int, dict[str, Any]]:
+    """The head's fingerprint and its parts' (``system``, ``tools``: a list). Not to modify.
+    ``tools``: ``marshal.dumps(body.get("tools"))``, when already made (the key is then the
+    bytes of the pair dialect, system followed by them: a marshal value ends where its bytes
+    say, so the two forms of key never meet and each names one head)."""
     if cache is None:
         return _fingerprint_head(dialect, body)
     try:
-        key = marshal.dumps((dialect, body.get("system"), body.get("tools")))
+        key = (marshal.dumps((dialect, body.get("system"))) + tools if tools is not None
+               else marshal.dumps((dialect, body.get("system"), body.get("tools"))))
     except ValueError:  # not JSON values: fingerprinted every time
         return _fingerprint_head(dialect, body)
     found: tuple[int, dict[str, Any]] | None = cache.pop(key, None)
@@ -266,15 +270,17 @@ def common_prefix(messages: list[Any], old: list[Any]) -> int:
 def _shape(dialect: str, body: Mapping[str, Any], sources: Iterable[_Conv],
            compared: Sequence[tuple[Any, int, int]] = (),
            heads: dict[bytes, Any] | None = None,
-           *, normals: Mapping[int, dict[str, Any]] | None = None) -> _Shape:
+           *, normals: Mapping[int, dict[str, Any]] | None = None,
+           tools: bytes | None = None) -> _Shape:
     """Normalize and fingerprint a request. Messages exactly equal (``==``, in C) to the start
     of a recent conversation's latest request take their normal form from it; only the rest
     are normalized. (``==`` holds ``1`` and ``true`` equal: an agent flipping one for the other
     in an old message goes unseen.) ``compared``: (earlier messages, common prefix, prefix
     equal but for cache marks) already computed for this very list (by the wire rules),
     reused for the same earlier list.
-    ``normals``: this request's messages the wire rules normalized (index -> compare form)."""
-    head, head_parts = _head(dialect, body, heads)
+    ``normals``: this request's messages the wire rules normalized (index -> compare form);
+    ``tools``: the marshal bytes of the body's tools, when made (:func:`_head`)."""
+    head, head_parts = _head(dialect, body, heads, tools)
     raw = body.get("messages")
     messages: list[Any] = raw if isinstance(raw, list) else []
     known, source, marks = 0, None, None

@@ -86,6 +86,10 @@ class Check:
         return tuple(dict.fromkeys(rule_id(k) for k in self.rules))
 
 
+#: the check that reads the tools alone: ``ExchangeAudit.read`` holds the marshal bytes of the
+#: body's tools under its name, which the conversation tracker's head key reuses
+TOOLS_READ = "tool-definitions"
+
 _BOTH = frozenset({ANTHROPIC, OPENAI})
 _A = frozenset({ANTHROPIC})
 _O = frozenset({OPENAI})
@@ -106,7 +110,7 @@ CHECKS: tuple[Check, ...] = (
           check_anthropic_system_placement),
     Check("anthropic-tool-changes", _A, ("tool-change-declared", "tool-change-beta"),
           check_anthropic_tool_changes, windowed=False),
-    Check("tool-definitions", _BOTH, ("send-message-schema", "retired-report-tool"),
+    Check(TOOLS_READ, _BOTH, ("send-message-schema", "retired-report-tool"),
           check_tools, windowed=False, reads="tools"),
     Check("openai-user-tool-messages", _O,
           ("user-reasoning", "user-tool-call", "tool-result-reasoning", "tool-result-tool-call",
