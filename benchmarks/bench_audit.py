@@ -40,7 +40,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))  # agent_tck, when the checkout is not installed
 
 from agent_tck.harness.audit.engine import RECENT_AUDITS  # noqa: E402
-from agent_tck.harness.audit.rules import audit_exchange  # noqa: E402
+from agent_tck.harness.audit.rules import TOOLS_READ, audit_exchange  # noqa: E402
 from agent_tck.harness.audit.tracker import ConversationTracker  # noqa: E402
 from agent_tck.harness.commands.audit import find_mitmdump, mitmdump_command  # noqa: E402
 
@@ -113,7 +113,8 @@ class PureAudit:
         normals: dict[int, dict[str, Any]] = {}  # as the Auditor: normalized once, shared
         audit = audit_exchange(x, previous=reversed(self.recent), normals=normals)
         self.recent = [*self.recent[-(RECENT_AUDITS - 1):], audit]
-        self.tracker.observe(ref, x, audit.compared, normals, audit.dialect)
+        self.tracker.observe(ref, x, audit.compared, normals, audit.dialect,
+                             tools=audit.read.get(TOOLS_READ))
 
 
 def median_time(fn: Callable[[], Any], repeats: int) -> tuple[float, float]:

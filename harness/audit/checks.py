@@ -49,7 +49,8 @@ def request_headers(exchange: Mapping[str, Any]) -> dict[str, str] | None:
     """Lower-cased request headers (values of repeated names joined by ", "), or ``None``
     when the capture has no headers at all (then header rules are not checked)."""
     request = exchange.get("request")
-    raw = request.get("headers") if isinstance(request, Mapping) else None
+    raw = request.get("headers") if (  # a dict: no ABC check
+        type(request) is dict or isinstance(request, Mapping)) else None
     if raw is None:
         return None
     out: dict[str, str] = {}
@@ -96,6 +97,8 @@ OPENAI_TOOL_CALL_PARTS = frozenset({"tool_use", "tool_call", "function_call"})
 OPENAI_USER_PARTS = frozenset({"text", "image_url", "input_audio", "file"})
 OPENAI_TOOL_PARTS = frozenset({"text", "image_url"})
 
+_ANTHROPIC_ROLES = frozenset({"user", "assistant", "system"})
+_OPENAI_ROLES = frozenset({"user", "assistant", "system", "developer", "tool", "function"})
 SEND_MESSAGE_PROPERTIES = frozenset({"agent_id", "message"})
 MID_CONVERSATION_BETA = re.compile(r"(?:^|,)\s*mid-conversation-tool-changes-[0-9-]+\s*(?:,|$)")
 
@@ -163,22 +166,23 @@ def check_shape(req: Request) -> Emit:
         yield ("unreadable-body", body_pointer("messages"),
                "the request has no messages list; nothing else was checked")
         return
-    roles = {"user", "assistant", "system"} if req.dialect == ANTHROPIC else {
-        "user", "assistant", "system", "developer", "tool", "function"}
+    anthropic = req.dialect == ANTHROPIC
+    roles = _ANTHROPIC_ROLES if anthropic else _OPENAI_ROLES
     for i, msg in req.window():
         if not isinstance(msg, dict):
             yield ("unreadable-body", body_pointer("messages", i), "a message is not an object")
         elif msg.get("role") not in roles:
             yield ("unreadable-body", _member(i, msg, "role"),
                    f"unknown role {msg.get('role')!r} for the {req.dialect} dialect")
-        elif req.dialect == ANTHROPIC and not isinstance(msg.get("content"), str | list) and (
+        elif anthropic and not isinstance(msg.get("content"), (str, list)) and (
             msg.get("role") != "system"
         ):
             yield ("unreadable-body", _member(i, msg, "content"),
                    "content is neither a string nor a list of blocks")
-        else:
-            for j, block in _blocks(msg.get("content")):
-                if req.dialect == ANTHROPIC and _block_type(block) is None:
+        elif anthropic and type(content := msg.get("content")) is list:
+            for j, block in enumerate(content):
+                kind = block.get("type") if type(block) is dict else None  # _block_type
+                if type(kind) is not str:
                     yield ("unreadable-body", body_pointer("messages", i, "content", j),
                            "a content block without a string type")
 
@@ -202,8 +206,8 @@ def check_anthropic_user_blocks(req: Request) -> Emit:
         if not isinstance(msg, dict) or msg.get("role") != "user":
             continue
         for j, block in _blocks(msg.get("content")):
-            btype = _block_type(block)
-            if btype is None or (btype == "text" and block.get("text")):
+            btype = block.get("type") if type(block) is dict else None  # _block_type, inline
+            if type(btype) is not str or (btype == "text" and block.get("text")):
                 continue  # the common case, decided without building a pointer
             if btype == "tool_result":  # a user block: only what it holds is judged
                 yield from _tool_result_blocks(block, i, j)
@@ -296,9 +300,9 @@ def _next_non_system(messages: Sequence[Any], i: int) -> tuple[int, Any] | None:
 def _tool_use_ids(msg: Any) -> list[str]:
     if not isinstance(msg, dict) or msg.get("role") != "assistant":
         return []
-    return [
-        str(b.get("id")) for _, b in _blocks(msg.get("content")) if _block_type(b) == "tool_use"
-    ]
+    content = msg.get("content")  # the blocks typed inline, as _block_type does
+    return [str(b.get("id")) for b in (content if type(content) is list else ())
+            if type(b) is dict and type(kind := b.get("type")) is str and kind == "tool_use"]
 
 
 def check_anthropic_tool_results(req: Request) -> Emit:
@@ -311,16 +315,18 @@ def check_anthropic_tool_results(req: Request) -> Emit:
     for i, msg in req.window():
         if not isinstance(msg, dict) or msg.get("role") != "user":
             continue
-        prev = _previous_non_system(messages, i)
-        offered = set(_tool_use_ids(prev[1])) if prev else set()
+        offered: set[str] | None = None  # the preceding assistant's calls, when a result asks
         seen: set[str] = set()
         other_seen = False
         for j, block in _blocks(msg.get("content")):
-            btype = _block_type(block)
+            btype = block.get("type") if type(block) is dict else None  # _block_type, inline
             if btype != "tool_result":
-                if btype is not None:
+                if type(btype) is str:
                     other_seen = True
                 continue
+            if offered is None:
+                prev = _previous_non_system(messages, i)
+                offered = set(_tool_use_ids(prev[1])) if prev else set()
             use_id = str(block.get("tool_use_id"))
             if use_id not in offered:
                 yield ("tool-result-answers-call", body_pointer("messages", i, "content", j),
@@ -361,6 +367,8 @@ def check_anthropic_system_placement(req: Request) -> Emit:
     IHU-D001 / DM-D005 - directly after a user turn (a run of system messages is one update)
     and before an assistant turn or the end of the request; IHU-D003 / DM-D005 - never first;
     IHU-D004 - never without text (a tool-change message carries its blocks instead)."""
+    if req.system_at is None:
+        return  # no system message (the usual request): nothing to place
     messages = req.messages
     for i, msg in req.window():
         if not isinstance(msg, dict) or msg.get("role") != "system":

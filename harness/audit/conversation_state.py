@@ -39,9 +39,12 @@ def _fp(value: Any) -> int:
     if kind is str:
         return hash(("s", value))
     if kind is dict:  # members in key order: key order does not matter, values stay paired
-        return hash(("d", *sorted([(key, _fp(item)) for key, item in value.items()])))
+        return hash(("d", *sorted([  # a string member hashed here, not by a call (the same)
+            (key, hash(("s", item)) if type(item) is str else _fp(item))
+            for key, item in value.items()])))
     if kind is list:
-        return hash(("l", *[_fp(item) for item in value]))
+        return hash(("l", *[hash(("s", item)) if type(item) is str else _fp(item)
+                            for item in value]))
     if kind is bool or value is None:
         return hash(("b", value))
     return hash(("n", repr(value)))  # by text: CPython hashes -1 and -2 alike
@@ -74,9 +77,8 @@ def _message(dialect: str, message: Any, compare: dict[str, Any] | None = None) 
         return _Msg("", None, unread, hash("unreadable"), hash(("t", hash("unreadable"),
                                                                  *unread)), readable=False)
     content = normal.get("content")
-    blocks = (tuple(fingerprint(b) for b in content)
-              if isinstance(content, list) else (fingerprint(content),))
-    rest = fingerprint({k: v for k, v in normal.items() if k != "content"})
+    blocks = tuple([_fp(b) for b in content]) if isinstance(content, list) else (_fp(content),)
+    rest = _fp({k: v for k, v in normal.items() if k != "content"})
     return _Msg(str(normal.get("role")), merge_key(dialect, normal), blocks, rest,
                 hash(("t", rest, *blocks)))
 
@@ -111,16 +113,16 @@ def _sequences(records: Sequence[_Msg], base: tuple[_Seq, _Seq] | None = None, k
     first = 0
     if base is not None and known:
         one, two = base
-        single = _Seq(one.prints[:known] + tuple(r.turn for r in records[known:]),
-                      one.roles[:known] + tuple(r.role for r in records[known:]),
-                      range(n))
+        added = records[known:]
+        single = _Seq(one.prints[:known] + tuple([r.turn for r in added]),
+                      one.roles[:known] + tuple([r.role for r in added]), range(n))
         keep = bisect_left(two.origin, known) - 1  # the last turn begun before known may grow
         if keep > 0:
             prints, roles, origin = (list(two.prints[:keep]), list(two.roles[:keep]),
                                      list(two.origin[:keep]))
             first = two.origin[keep]
     else:
-        single = _Seq(tuple(r.turn for r in records), tuple(r.role for r in records),
+        single = _Seq(tuple([r.turn for r in records]), tuple([r.role for r in records]),
                       range(n))
     blocks: list[int] = []
     previous = records[first - 1].merge if first else None
@@ -213,13 +215,17 @@ class _Shape:
 _HEAD_CACHE = 32
 
 
-def _head(dialect: str, body: Mapping[str, Any], cache: dict[bytes, Any] | None = None
-          ) -> tuple[int, dict[str, Any]]:
-    """The head's fingerprint and its parts' (``system``, ``tools``: a list). Not to modify."""
+def _head(dialect: str, body: Mapping[str, Any], cache: dict[bytes, Any] | None = None,
+          tools: bytes | None = None) -> tuple[int, dict[str, Any]]:
+    """The head's fingerprint and its parts' (``system``, ``tools``: a list). Not to modify.
+    ``tools``: ``marshal.dumps(body.get("tools"))``, when already made (the key is then the
+    bytes of the pair dialect, system followed by them: a marshal value ends where its bytes
+    say, so the two forms of key never meet and each names one head)."""
     if cache is None:
         return _fingerprint_head(dialect, body)
     try:
-        key = marshal.dumps((dialect, body.get("system"), body.get("tools")))
+        key = (marshal.dumps((dialect, body.get("system"))) + tools if tools is not None
+               else marshal.dumps((dialect, body.get("system"), body.get("tools"))))
     except ValueError:  # not JSON values: fingerprinted every time
         return _fingerprint_head(dialect, body)
     found: tuple[int, dict[str, Any]] | None = cache.pop(key, None)
@@ -264,15 +270,17 @@ def common_prefix(messages: list[Any], old: list[Any]) -> int:
 def _shape(dialect: str, body: Mapping[str, Any], sources: Iterable[_Conv],
            compared: Sequence[tuple[Any, int, int]] = (),
            heads: dict[bytes, Any] | None = None,
-           *, normals: Mapping[int, dict[str, Any]] | None = None) -> _Shape:
+           *, normals: Mapping[int, dict[str, Any]] | None = None,
+           tools: bytes | None = None) -> _Shape:
     """Normalize and fingerprint a request. Messages exactly equal (``==``, in C) to the start
     of a recent conversation's latest request take their normal form from it; only the rest
     are normalized. (``==`` holds ``1`` and ``true`` equal: an agent flipping one for the other
     in an old message goes unseen.) ``compared``: (earlier messages, common prefix, prefix
     equal but for cache marks) already computed for this very list (by the wire rules),
     reused for the same earlier list.
-    ``normals``: this request's messages the wire rules normalized (index -> compare form)."""
-    head, head_parts = _head(dialect, body, heads)
+    ``normals``: this request's messages the wire rules normalized (index -> compare form);
+    ``tools``: the marshal bytes of the body's tools, when made (:func:`_head`)."""
+    head, head_parts = _head(dialect, body, heads, tools)
     raw = body.get("messages")
     messages: list[Any] = raw if isinstance(raw, list) else []
     known, source, marks = 0, None, None
@@ -305,13 +313,13 @@ def _shape(dialect: str, body: Mapping[str, Any], sources: Iterable[_Conv],
 
 
 def _call_ids(message: Any) -> set[str]:
-    if not isinstance(message, Mapping):
+    if not (type(message) is dict or isinstance(message, Mapping)):
         return set()
     content = message.get("content")
-    ids = {str(b.get("id")) for b in content if isinstance(b, Mapping)
+    ids = {str(b.get("id")) for b in content if (type(b) is dict or isinstance(b, Mapping))
            and b.get("type") == "tool_use" and b.get("id")} if isinstance(content, list) else set()
     for call in message.get("tool_calls") or ():
-        if isinstance(call, Mapping) and call.get("id"):
+        if (type(call) is dict or isinstance(call, Mapping)) and call.get("id"):
             ids.add(str(call["id"]))
     return ids
 
@@ -321,7 +329,7 @@ def _answers(shape: _Shape, at: int) -> frozenset[str]:
     Messages user turn, the run of tool messages on Chat Completions."""
     out: set[str] = set()
     for message in shape.raw[at:]:
-        if not isinstance(message, Mapping):
+        if not (type(message) is dict or isinstance(message, Mapping)):
             break
         if shape.dialect == OPENAI:
             if message.get("role") != "tool":
@@ -329,7 +337,8 @@ def _answers(shape: _Shape, at: int) -> frozenset[str]:
             out.add(str(message.get("tool_call_id")))
             continue
         content = message.get("content")
-        out |= {str(b.get("tool_use_id")) for b in content or () if isinstance(b, Mapping)
+        out |= {str(b.get("tool_use_id")) for b in content or ()
+                if (type(b) is dict or isinstance(b, Mapping))
                 and b.get("type") == "tool_result"} if isinstance(content, list) else set()
         break
     return frozenset(out)

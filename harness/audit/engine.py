@@ -23,7 +23,13 @@ from urllib.parse import urlsplit
 from agent_tck.harness.audit.capture import DEFAULT_MAX_BODY, RawExchange, Unauditable, to_exchange
 from agent_tck.harness.audit.checks import dialect_of
 from agent_tck.harness.audit.findings import Finding
-from agent_tck.harness.audit.rules import WIRE_CHECKS, CheckError, ExchangeAudit, audit_exchange
+from agent_tck.harness.audit.rules import (
+    TOOLS_READ,
+    WIRE_CHECKS,
+    CheckError,
+    ExchangeAudit,
+    audit_exchange,
+)
 from agent_tck.harness.audit.tracker import Conversation, ConversationTracker
 
 #: recent audits kept to carry findings over to the next request of a conversation (each holds
@@ -179,7 +185,8 @@ class Auditor:
         conversation = placement = parent = rewrite = None
         try:
             placed = self._tracker.observe(base["index"], decoded.exchange,
-                                           audit.compared, normals, audit.dialect)
+                                           audit.compared, normals, audit.dialect,
+                                           tools=audit.read.get(TOOLS_READ))
         except Exception as exc:  # a tracker bug must not end the audit
             errors.append(CheckError("conversation", CONVERSATION_RULES,
                                      f"{type(exc).__name__}: {exc}",

@@ -86,6 +86,10 @@ class Check:
         return tuple(dict.fromkeys(rule_id(k) for k in self.rules))
 
 
+#: the check that reads the tools alone: ``ExchangeAudit.read`` holds the marshal bytes of the
+#: body's tools under its name, which the conversation tracker's head key reuses
+TOOLS_READ = "tool-definitions"
+
 _BOTH = frozenset({ANTHROPIC, OPENAI})
 _A = frozenset({ANTHROPIC})
 _O = frozenset({OPENAI})
@@ -106,7 +110,7 @@ CHECKS: tuple[Check, ...] = (
           check_anthropic_system_placement),
     Check("anthropic-tool-changes", _A, ("tool-change-declared", "tool-change-beta"),
           check_anthropic_tool_changes, windowed=False),
-    Check("tool-definitions", _BOTH, ("send-message-schema", "retired-report-tool"),
+    Check(TOOLS_READ, _BOTH, ("send-message-schema", "retired-report-tool"),
           check_tools, windowed=False, reads="tools"),
     Check("openai-user-tool-messages", _O,
           ("user-reasoning", "user-tool-call", "tool-result-reasoning", "tool-result-tool-call",
@@ -170,10 +174,10 @@ class ExchangeAudit:
 
 def _unreadable(exchange: Mapping[str, Any], dialect: str) -> ExchangeAudit | None:
     request = exchange.get("request")
-    request = request if isinstance(request, Mapping) else {}
+    request = request if (type(request) is dict or isinstance(request, Mapping)) else {}
     problem = request.get("body_error")
     body = request.get("body")
-    if problem is None and isinstance(body, Mapping):
+    if problem is None and (type(body) is dict or isinstance(body, Mapping)):
         return None
     reason = str(problem) if problem is not None else "the body is not a JSON object"
     finding = make_finding("unreadable-body", "/request/body",

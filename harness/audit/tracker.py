@@ -181,22 +181,26 @@ class ConversationTracker:
     def observe(self, ref: Any, exchange: Mapping[str, Any],
                 compared: Sequence[tuple[Any, int, int]] = (),
                 normals: Mapping[int, dict[str, Any]] | None = None,
-                dialect: str | None = None) -> Placement | None:
+                dialect: str | None = None, *, tools: bytes | None = None
+                ) -> Placement | None:
         """Place one exchange; ``None`` for traffic that is not an auditable LLM request.
         ``compared``: the comparisons of this request's messages with earlier requests'
         already made (``ExchangeAudit.compared``), so the history is compared once;
         ``normals``: its messages the wire rules normalized (``audit_exchange``'s memo);
-        ``dialect``: the exchange's (``dialect_of``), when the caller has it."""
+        ``dialect``: the exchange's (``dialect_of``), when the caller has it; ``tools``: the
+        marshal bytes of its ``tools`` when the wire rules made them (``ExchangeAudit.read``),
+        not made again for the head."""
         dialect = dialect_of(exchange) if dialect is None else dialect
         request = exchange.get("request")
-        body = request.get("body") if isinstance(request, Mapping) else None
-        if dialect is None or not isinstance(body, Mapping) or not isinstance(
-            body.get("messages"), list
-        ):
+        body = request.get("body") if (  # a dict: no ABC check
+            type(request) is dict or isinstance(request, Mapping)) else None
+        if dialect is None or not (type(body) is dict or isinstance(body, Mapping)) or (
+                not isinstance(body.get("messages"), list)):
             return None
         self._seq += 1
         sources = [self._convs[cid] for cid in reversed(self._recent)]
-        shape = _shape(dialect, body, sources, compared, self._heads, normals=normals)
+        shape = _shape(dialect, body, sources, compared, self._heads, normals=normals,
+                       tools=tools)
         placement = self._place(ref, shape)
         conv = self._convs[placement.conversation]
         reply = assistant_reply(dialect, exchange.get("response"))

@@ -162,7 +162,7 @@ def _problem(key: str, pointer: str, message: str) -> Problem:
 
 
 def _messages_list(body: Any) -> list[Any] | None:
-    if isinstance(body, Mapping) and isinstance(body.get("messages"), list):
+    if (type(body) is dict or isinstance(body, Mapping)) and isinstance(body.get("messages"), list):
         return list(body["messages"])
     return None
 
@@ -340,6 +340,46 @@ _TURN_PREDICATES: Final = tuple(
         (_calls_answered, ("messages-tool-call-answered",))))
 
 
+#: the predicates that judge only empty content and empty text blocks (see :func:`_no_empty`)
+_EMPTY_PREDICATES: Final = frozenset({_empty_content, _empty_text})
+
+
+def _no_empty(messages: Sequence[Any], normal: Mapping[int, Mapping[str, Any]]) -> bool:
+    """Do ``_empty_content`` and ``_empty_text`` find nothing, without building turns? They
+    judge only a turn without blocks and an empty text block (inside a tool_result too): none
+    exists when every message's normal form is known and has blocks (a combined turn has its
+    messages' blocks), none of them an empty text or a tool_result holding one."""
+    for i in range(len(messages)):
+        form = normal.get(i)
+        content = form.get("content") if form is not None else None
+        if type(content) is not list or not content:
+            return False
+        for block in content:
+            if _is_empty_text(block):
+                return False
+            if _kind(block) == "tool_result":
+                inner = block.get("content")
+                if isinstance(inner, list):
+                    for item in inner:
+                        if _is_empty_text(item):
+                            return False
+    return True
+
+
+def _only_empty(rules: frozenset[str]) -> bool:
+    """Do the predicates reporting any of ``rules`` all judge emptiness only (made once per
+    set of rules)?"""
+    found = _ONLY_EMPTY.get(rules)
+    if found is None:
+        found = _ONLY_EMPTY[rules] = all(
+            predicate in _EMPTY_PREDICATES for predicate, reports in _TURN_PREDICATES
+            if not reports.isdisjoint(rules))
+    return found
+
+
+_ONLY_EMPTY: dict[frozenset[str], bool] = {}
+
+
 def messages_problems(body: Any, suspend: frozenset[str] = frozenset(),
                       normal: Mapping[int, Mapping[str, Any]] | None = None,
                       rules: frozenset[str] | None = None) -> list[Problem]:
@@ -351,6 +391,9 @@ def messages_problems(body: Any, suspend: frozenset[str] = frozenset(),
     """
     off = _off(suspend)
     messages = _messages_list(body)
+    if messages and normal is not None and rules is not None and _only_empty(
+            frozenset(rules)) and _no_empty(messages, normal):
+        return []  # the only predicates asked for find nothing here (the audit's usual call)
     turns = _turns(messages, normal) if messages is not None else None
     if turns is None:
         return []
