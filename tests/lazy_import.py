@@ -4,25 +4,33 @@ Every pytest-xdist worker imports every test module when it collects, and the SD
 dearest imports of the suite: ``import anthropic, openai`` is about 4.4 s of CPU on the 2-core
 machine, paid again by each worker at its start (2026-12-02). The four test files that drive the
 real SDKs bind them with :func:`lazy`, so only a worker that runs one of their tests pays.
+
+Not importlib's LazyLoader: collection reads attributes of every value a test module holds
+(``__wrapped__``, ``_mock_name``: pytest looks for wrapped fixtures), and any attribute read
+executes a LazyLoader module. The stand-in here imports on the first public name only.
 """
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from types import ModuleType
+import importlib
+from typing import Any
 
 
-def lazy(name: str) -> ModuleType:
-    """``name``'s module, executed when an attribute of it is first read (importlib's
-    LazyLoader); the module itself when something has imported it already."""
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.find_spec(name)
-    if spec is None or spec.loader is None:
-        raise ModuleNotFoundError(f"No module named {name!r}", name=name)
-    spec.loader = importlib.util.LazyLoader(spec.loader)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
+class _OnFirstUse:
+    """Stands for the module ``name``; the first public attribute read imports it."""
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+
+    def __getattr__(self, attr: str) -> Any:
+        if attr.startswith("_"):  # a probe (pytest's, inspect's), never an SDK name we use
+            raise AttributeError(attr)
+        return getattr(importlib.import_module(self._name), attr)
+
+    def __repr__(self) -> str:
+        return f"<module {self._name!r}, imported on first use>"
+
+
+def lazy(name: str) -> Any:
+    """A stand-in for the module ``name`` that imports it when a public name of it is read."""
+    return _OnFirstUse(name)

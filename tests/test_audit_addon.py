@@ -14,10 +14,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from mitmproxy import http
-from mitmproxy.test import taddons, tflow
+from lazy_import import lazy
 
 from agent_tck.harness.audit.addon import AgentTckAudit, Tee
+
+# mitmproxy's test helpers imported on first use, not at collection (tests/lazy_import.py)
+http = lazy("mitmproxy.http")
+taddons = lazy("mitmproxy.test.taddons")
+tflow = lazy("mitmproxy.test.tflow")
 
 KEY = "sk-ant-api03-PLANTEDaddonKEY0123456789"
 THINKING_IN_USER = {"model": "m", "messages": [{"role": "user", "content": [

@@ -9,12 +9,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from mitmproxy import http, io
-from mitmproxy.test import tflow
+from lazy_import import lazy
 
 from agent_tck.harness.audit.capture import RawExchange, to_exchange
 from agent_tck.harness.audit.readers import CaptureNote, detect, read_capture
 from agent_tck.harness.common.errors import HarnessError
+
+# mitmproxy's test helpers imported on first use, not at collection (tests/lazy_import.py)
+http = lazy("mitmproxy.http")
+io = lazy("mitmproxy.io")
+tflow = lazy("mitmproxy.test.tflow")
 
 BODY = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
 SSE = "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n"
