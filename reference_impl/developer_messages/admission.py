@@ -258,6 +258,20 @@ class _SeqIndex:
         self.highest = -1
 
     def add(self, seq: int, etype: str, event: Mapping[str, Json]) -> None:
+        if not self.add_run(seq):
+            return  # a repeated seq never rebinds what an earlier event established
+        if etype == HEADER_EVENT:
+            by_name: dict[str, tuple[Json, ...]] = {}
+            for tool in header_tools(event):
+                if _is_object(tool) and isinstance(tool.get("name"), str):
+                    by_name[tool["name"]] = (*by_name.get(tool["name"], ()), tool)
+            self.headers[seq] = by_name
+        elif etype not in self.known:
+            self.opaque.add(seq)
+
+    def add_run(self, seq: int) -> bool:
+        """Record ``seq`` in the runs (all :meth:`add` does for a known type other than
+        request/header: most events); False when an earlier event already had it."""
         runs = self.runs
         highest = self.highest
         if seq > highest:  # the common case: a new, higher seq
@@ -268,17 +282,10 @@ class _SeqIndex:
                 runs.append([seq, seq])
             self.highest = seq
         elif self.kind(seq) is not None:
-            return  # a repeated seq never rebinds what an earlier event established
+            return False
         else:
             runs.append([seq, seq])
-        if etype == HEADER_EVENT:
-            by_name: dict[str, tuple[Json, ...]] = {}
-            for tool in header_tools(event):
-                if _is_object(tool) and isinstance(tool.get("name"), str):
-                    by_name[tool["name"]] = (*by_name.get(tool["name"], ()), tool)
-            self.headers[seq] = by_name
-        elif etype not in self.known:
-            self.opaque.add(seq)
+        return True
 
     def kind(self, seq: int) -> str | None:
         """"header", "opaque", "known" (any other known event) or None (no such event)."""
@@ -319,22 +326,28 @@ class _Reader:
             return  # DM-034: malformed ordinary slots are the decoder's to recover
         slotted = MESSAGE_SLOTS.get(etype)
         if slotted is not None:
-            slot, rule = slotted
-            for where, message in slot(data):
-                if not isinstance(message, _OBJECTS):
-                    continue  # DM-034
-                # DM-037..042 "confines developer roles to the developer/message slot"
-                if message.get("role") == "developer":
-                    raise _reject(
-                        "DM_ROLE_CONFINED", rule, seq, f"{at}/data{where}/role",
-                        f"a developer-role message in a {etype} slot; the developer role "
-                        "belongs only in developer/message",
-                    )
-                self.no_tool_changes(message.get("content"), seq, at, "/data", where, "/content")
+            for where, message in slotted[0](data):
+                self.slot_message(message, etype, where, seq, at)
         for name in CONTENT_SLOTS.get(etype) or ():
             self.no_tool_changes(data.get(name), seq, at, "/data/", name)
         if etype in STREAM_EVENTS and "stream" in data:  # most messages embed none
             self.no_tool_changes_in_stream(data["stream"], seq, at)
+
+    def slot_message(self, message: Json, etype: str, where: str, seq: int, at: str) -> None:
+        """One ordinary message of a slot (MESSAGE_SLOTS): never developer-role, no tool-change
+        block."""
+        if not isinstance(message, _OBJECTS):
+            return  # DM-034: malformed ordinary slots are the decoder's to recover
+        # DM-037..042 "confines developer roles to the developer/message slot"
+        if message.get("role") == "developer":
+            raise _reject(
+                "DM_ROLE_CONFINED", MESSAGE_SLOTS[etype][1], seq, f"{at}/data{where}/role",
+                f"a developer-role message in a {etype} slot; the developer role "
+                "belongs only in developer/message",
+            )
+        content = message.get("content")
+        if not _no_tool_change(content):  # DM-043: the exact walk only on a maybe
+            self.no_tool_changes(content, seq, at, "/data", where, "/content")
 
     def no_tool_changes_in_stream(self, stream: Json, seq: int, at: str) -> None:
         """DM-043 inside the compact stream an assistant/message or assistant/attempt embeds
@@ -508,6 +521,59 @@ class _Reader:
             resolved[index] = matches[0]
         return resolved
 
+    # -- one event type at a time (the session log reader's plan) ----------------------------
+    def step(self, etype: str) -> Callable[[Mapping[str, Json], int, str], None]:
+        """What :meth:`event` does for an event of type ``etype``, as one function made for the
+        type (the session log reader asks once per type): the common types skip the dispatch
+        of :meth:`event`; the rare ones (developer/message, request/header, compaction/summary,
+        a type outside the vocabulary...) go through it."""
+        if (etype in (DEVELOPER_EVENT, HEADER_EVENT) or etype not in self.index.known
+                or etype in CONTENT_SLOTS):
+            return functools.partial(self._event_of, etype)
+        if etype in MESSAGE_SLOTS:
+            return self._message_step(etype)
+        if etype in _SLOTTED or etype in SURFACE_EVENTS:
+            return functools.partial(self._event_of, etype)
+        add_run = self.index.add_run
+        if etype in _BOUNDARIES:
+            boundaries = self.boundaries
+
+            def boundary(line: Mapping[str, Json], seq: int, at: str) -> None:
+                boundaries(line)
+                add_run(seq)
+
+            return boundary
+
+        def known(line: Mapping[str, Json], seq: int, at: str) -> None:
+            add_run(seq)  # a known type no rule here reads: its seq only
+
+        return known
+
+    def _event_of(self, etype: str, line: Mapping[str, Json], seq: int, at: str) -> None:
+        self.event(line, seq, etype, at)
+
+    def _message_step(self, etype: str) -> Callable[[Mapping[str, Json], int, str], None]:
+        """:meth:`event` for a type with a message slot (and no content slot): its slot's
+        messages, its stream, its surface place, its seq."""
+        slot = MESSAGE_SLOTS[etype][0]
+        stream = etype in STREAM_EVENTS
+        surface = etype in SURFACE_EVENTS
+        slot_message = self.slot_message
+        add_run = self.index.add_run
+
+        def message_step(line: Mapping[str, Json], seq: int, at: str) -> None:
+            data = line.get("data")
+            if isinstance(data, _OBJECTS):
+                for where, message in slot(data):
+                    slot_message(message, etype, where, seq, at)
+                if stream and "stream" in data:  # most messages embed none
+                    self.no_tool_changes_in_stream(data["stream"], seq, at)
+            if surface:
+                self.place(line, seq, etype, at)
+            add_run(seq)
+
+        return message_step
+
     # -- one line ---------------------------------------------------------------------------
     def feed(self, index: int, line: Json) -> None:
         at = f"/log/{index}"
@@ -562,6 +628,18 @@ class _Reader:
                               f"empty developer content replaces the protected system head "
                               f"(seq {self.surface.protected})")
         self.surface.replace(found[0], found[1], etype, seq)
+
+
+def _no_tool_change(content: Json) -> bool:
+    """True when :meth:`_Reader.no_tool_changes` finds nothing in ``content`` for sure: an array
+    of objects whose types are no tool change (the common case, in a tight loop). False: maybe
+    (the exact walk decides, its refusals and pointers unchanged)."""
+    if type(content) is not list:
+        return False
+    for block in content:
+        if type(block) is not dict or block.get("type") in TOOL_CHANGES:
+            return False
+    return True
 
 
 def new_reader(*, keep_records: bool = True) -> _Reader:

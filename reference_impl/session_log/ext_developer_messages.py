@@ -15,7 +15,7 @@ message names the seq and the rule.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from agent_tck.reference_impl.developer_messages import admission as dm
@@ -61,6 +61,22 @@ class DeveloperAdmission(Admission):
         except dm.DeveloperMessageError as err:
             return (err.code, err.message)
         return None
+
+    def plan(self, kind: str | None) -> Callable[[Mapping[str, Any], int], Problem | None]:
+        """The admission for one type: the reader's function for that type (:meth:`admit` for a
+        type outside the reader's vocabulary)."""
+        if kind is None:
+            return self.admit
+        step = self.reader.step(kind)
+
+        def admit(event: Mapping[str, Any], line: int) -> Problem | None:
+            try:
+                step(event, event["seq"], "")  # as admit(): no pointer built per event
+            except dm.DeveloperMessageError as err:
+                return (err.code, err.message)
+            return None
+
+        return admit
 
 
 ADMISSIONS = (DeveloperAdmission,)

@@ -33,7 +33,7 @@ On a damaged log, :meth:`DshV4.admit_row` is the runtime's row admission on the 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 from agent_tck.reference_impl.session_log import dsh_v4 as f
@@ -267,22 +267,47 @@ class DshV4(Admission):
 
     def admit(self, event: Mapping[str, Any], line: int) -> Problem | None:
         kind = event["type"]
-        seq = event["seq"]
-        problem = self.envelope(event, seq)
+        if kind not in _KNOWN:
+            return self.unknown(event, line)
+        return self.known(kind)(event, line)
+
+    def plan(self, kind: str | None) -> Callable[[Mapping[str, Any], int], Problem | None]:
+        """:meth:`admit` for one type (the reader asks once per type)."""
+        return self.unknown if kind is None or kind not in _KNOWN else self.known(kind)
+
+    def unknown(self, event: Mapping[str, Any], line: int) -> Problem | None:
+        """A type outside the source runtime's vocabulary: its envelope only."""
+        problem = self.envelope(event, event["seq"])
         self.index += 1
-        if problem or kind not in _KNOWN:
-            return problem
-        data = event["data"]
-        if kind == f.END_SEED and data.get("inherited") is True:
-            self.inherited_marker = True  # numbering goes on: the child re-stores the prefix
-        if problem := self.placement(kind, event, data, seq) or self.lifecycle(kind, event, data):
-            return problem
-        # the remaining checks read a few types each: called for those only
-        if kind in _TOOL_TYPES and (problem := self.tools.accept(kind, event, data)):
-            return problem
-        if kind in _COMPACTION_SPAN_TYPES:
-            return self.compaction(kind, data, seq)
-        return self.defer_loading(kind, data) if kind == "request/header" else None
+        return problem
+
+    def known(self, kind: str) -> Callable[[Mapping[str, Any], int], Problem | None]:
+        """The checks for an event of a known type ``kind``, in their order."""
+        envelope, placement, lifecycle = self.envelope, self.placement, self.lifecycle
+        end_seed = kind == f.END_SEED
+        # the checks after the lifecycle read a few types each: made part of those types' only
+        tools = self.tools.accept if kind in _TOOL_TYPES else None
+        compaction = kind in _COMPACTION_SPAN_TYPES
+        header = kind == "request/header"
+
+        def check(event: Mapping[str, Any], line: int) -> Problem | None:
+            seq = event["seq"]
+            problem = envelope(event, seq)
+            self.index += 1
+            if problem:
+                return problem
+            data = event["data"]
+            if end_seed and data.get("inherited") is True:
+                self.inherited_marker = True  # numbering goes on: the child re-stores the prefix
+            if problem := placement(kind, event, data, seq) or lifecycle(kind, event, data):
+                return problem
+            if tools is not None and (problem := tools(kind, event, data)):
+                return problem
+            if compaction:
+                return self.compaction(kind, data, seq)
+            return self.defer_loading(kind, data) if header else None
+
+        return check
 
     def compaction(self, kind: str, data: Mapping[str, Any], seq: int) -> Problem | None:
         """relationships.ts ``span``: a compaction/prune or compaction/summary whose data holds a
