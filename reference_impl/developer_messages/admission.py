@@ -40,6 +40,7 @@ from agent_tck.reference_impl.developer_messages.records import (
     _is_count,
     _is_object,
     freeze,
+    no_tool_change,
     thaw,
 )
 from agent_tck.reference_impl.errors import TckError
@@ -270,8 +271,7 @@ class _SeqIndex:
             self.opaque.add(seq)
 
     def add_run(self, seq: int) -> bool:
-        """Record ``seq`` in the runs (all :meth:`add` does for a known type other than
-        request/header: most events); False when an earlier event already had it."""
+        """Record ``seq`` (all :meth:`add` does for most types); False: an event already had it."""
         runs = self.runs
         highest = self.highest
         if seq > highest:  # the common case: a new, higher seq
@@ -334,8 +334,7 @@ class _Reader:
             self.no_tool_changes_in_stream(data["stream"], seq, at)
 
     def slot_message(self, message: Json, etype: str, where: str, seq: int, at: str) -> None:
-        """One ordinary message of a slot (MESSAGE_SLOTS): never developer-role, no tool-change
-        block."""
+        """One ordinary message of a slot: never developer-role, no tool-change block."""
         if not isinstance(message, _OBJECTS):
             return  # DM-034: malformed ordinary slots are the decoder's to recover
         # DM-037..042 "confines developer roles to the developer/message slot"
@@ -346,7 +345,7 @@ class _Reader:
                 "belongs only in developer/message",
             )
         content = message.get("content")
-        if not _no_tool_change(content):  # DM-043: the exact walk only on a maybe
+        if not no_tool_change(content):  # DM-043: the exact walk only on a maybe
             self.no_tool_changes(content, seq, at, "/data", where, "/content")
 
     def no_tool_changes_in_stream(self, stream: Json, seq: int, at: str) -> None:
@@ -387,11 +386,12 @@ class _Reader:
 
     def boundaries(self, event: Mapping[str, Json]) -> None:
         data = event.get("data")
-        if not _is_object(data):
+        if type(data) is not dict and not _is_object(data):  # a dict without the call
             return
         turn, step = data.get("turn"), data.get("step")
         kind = event["type"]
-        if kind == "step/start" and _is_count(turn) and _is_count(step):
+        if kind == "step/start" and ((type(turn) is int and turn >= 0) or _is_count(turn)) \
+                and ((type(step) is int and step >= 0) or _is_count(step)):
             self.open_steps.add((turn, step))
         elif kind == "step/end":
             try:  # noqa: SIM105 - a try costs nothing here; suppress() is an object per step/end
@@ -521,59 +521,6 @@ class _Reader:
             resolved[index] = matches[0]
         return resolved
 
-    # -- one event type at a time (the session log reader's plan) ----------------------------
-    def step(self, etype: str) -> Callable[[Mapping[str, Json], int, str], None]:
-        """What :meth:`event` does for an event of type ``etype``, as one function made for the
-        type (the session log reader asks once per type): the common types skip the dispatch
-        of :meth:`event`; the rare ones (developer/message, request/header, compaction/summary,
-        a type outside the vocabulary...) go through it."""
-        if (etype in (DEVELOPER_EVENT, HEADER_EVENT) or etype not in self.index.known
-                or etype in CONTENT_SLOTS):
-            return functools.partial(self._event_of, etype)
-        if etype in MESSAGE_SLOTS:
-            return self._message_step(etype)
-        if etype in _SLOTTED or etype in SURFACE_EVENTS:
-            return functools.partial(self._event_of, etype)
-        add_run = self.index.add_run
-        if etype in _BOUNDARIES:
-            boundaries = self.boundaries
-
-            def boundary(line: Mapping[str, Json], seq: int, at: str) -> None:
-                boundaries(line)
-                add_run(seq)
-
-            return boundary
-
-        def known(line: Mapping[str, Json], seq: int, at: str) -> None:
-            add_run(seq)  # a known type no rule here reads: its seq only
-
-        return known
-
-    def _event_of(self, etype: str, line: Mapping[str, Json], seq: int, at: str) -> None:
-        self.event(line, seq, etype, at)
-
-    def _message_step(self, etype: str) -> Callable[[Mapping[str, Json], int, str], None]:
-        """:meth:`event` for a type with a message slot (and no content slot): its slot's
-        messages, its stream, its surface place, its seq."""
-        slot = MESSAGE_SLOTS[etype][0]
-        stream = etype in STREAM_EVENTS
-        surface = etype in SURFACE_EVENTS
-        slot_message = self.slot_message
-        add_run = self.index.add_run
-
-        def message_step(line: Mapping[str, Json], seq: int, at: str) -> None:
-            data = line.get("data")
-            if isinstance(data, _OBJECTS):
-                for where, message in slot(data):
-                    slot_message(message, etype, where, seq, at)
-                if stream and "stream" in data:  # most messages embed none
-                    self.no_tool_changes_in_stream(data["stream"], seq, at)
-            if surface:
-                self.place(line, seq, etype, at)
-            add_run(seq)
-
-        return message_step
-
     # -- one line ---------------------------------------------------------------------------
     def feed(self, index: int, line: Json) -> None:
         at = f"/log/{index}"
@@ -628,18 +575,6 @@ class _Reader:
                               f"empty developer content replaces the protected system head "
                               f"(seq {self.surface.protected})")
         self.surface.replace(found[0], found[1], etype, seq)
-
-
-def _no_tool_change(content: Json) -> bool:
-    """True when :meth:`_Reader.no_tool_changes` finds nothing in ``content`` for sure: an array
-    of objects whose types are no tool change (the common case, in a tight loop). False: maybe
-    (the exact walk decides, its refusals and pointers unchanged)."""
-    if type(content) is not list:
-        return False
-    for block in content:
-        if type(block) is not dict or block.get("type") in TOOL_CHANGES:
-            return False
-    return True
 
 
 def new_reader(*, keep_records: bool = True) -> _Reader:
