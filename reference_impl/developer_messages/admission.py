@@ -40,6 +40,7 @@ from agent_tck.reference_impl.developer_messages.records import (
     _is_count,
     _is_object,
     freeze,
+    no_tool_change,
     thaw,
 )
 from agent_tck.reference_impl.errors import TckError
@@ -258,6 +259,19 @@ class _SeqIndex:
         self.highest = -1
 
     def add(self, seq: int, etype: str, event: Mapping[str, Json]) -> None:
+        if not self.add_run(seq):
+            return  # a repeated seq never rebinds what an earlier event established
+        if etype == HEADER_EVENT:
+            by_name: dict[str, tuple[Json, ...]] = {}
+            for tool in header_tools(event):
+                if _is_object(tool) and isinstance(tool.get("name"), str):
+                    by_name[tool["name"]] = (*by_name.get(tool["name"], ()), tool)
+            self.headers[seq] = by_name
+        elif etype not in self.known:
+            self.opaque.add(seq)
+
+    def add_run(self, seq: int) -> bool:
+        """Record ``seq`` (all :meth:`add` does for most types); False: an event already had it."""
         runs = self.runs
         highest = self.highest
         if seq > highest:  # the common case: a new, higher seq
@@ -268,17 +282,10 @@ class _SeqIndex:
                 runs.append([seq, seq])
             self.highest = seq
         elif self.kind(seq) is not None:
-            return  # a repeated seq never rebinds what an earlier event established
+            return False
         else:
             runs.append([seq, seq])
-        if etype == HEADER_EVENT:
-            by_name: dict[str, tuple[Json, ...]] = {}
-            for tool in header_tools(event):
-                if _is_object(tool) and isinstance(tool.get("name"), str):
-                    by_name[tool["name"]] = (*by_name.get(tool["name"], ()), tool)
-            self.headers[seq] = by_name
-        elif etype not in self.known:
-            self.opaque.add(seq)
+        return True
 
     def kind(self, seq: int) -> str | None:
         """"header", "opaque", "known" (any other known event) or None (no such event)."""
@@ -319,22 +326,27 @@ class _Reader:
             return  # DM-034: malformed ordinary slots are the decoder's to recover
         slotted = MESSAGE_SLOTS.get(etype)
         if slotted is not None:
-            slot, rule = slotted
-            for where, message in slot(data):
-                if not isinstance(message, _OBJECTS):
-                    continue  # DM-034
-                # DM-037..042 "confines developer roles to the developer/message slot"
-                if message.get("role") == "developer":
-                    raise _reject(
-                        "DM_ROLE_CONFINED", rule, seq, f"{at}/data{where}/role",
-                        f"a developer-role message in a {etype} slot; the developer role "
-                        "belongs only in developer/message",
-                    )
-                self.no_tool_changes(message.get("content"), seq, at, "/data", where, "/content")
+            for where, message in slotted[0](data):
+                self.slot_message(message, etype, where, seq, at)
         for name in CONTENT_SLOTS.get(etype) or ():
             self.no_tool_changes(data.get(name), seq, at, "/data/", name)
         if etype in STREAM_EVENTS and "stream" in data:  # most messages embed none
             self.no_tool_changes_in_stream(data["stream"], seq, at)
+
+    def slot_message(self, message: Json, etype: str, where: str, seq: int, at: str) -> None:
+        """One ordinary message of a slot: never developer-role, no tool-change block."""
+        if not isinstance(message, _OBJECTS):
+            return  # DM-034: malformed ordinary slots are the decoder's to recover
+        # DM-037..042 "confines developer roles to the developer/message slot"
+        if message.get("role") == "developer":
+            raise _reject(
+                "DM_ROLE_CONFINED", MESSAGE_SLOTS[etype][1], seq, f"{at}/data{where}/role",
+                f"a developer-role message in a {etype} slot; the developer role "
+                "belongs only in developer/message",
+            )
+        content = message.get("content")
+        if not no_tool_change(content):  # DM-043: the exact walk only on a maybe
+            self.no_tool_changes(content, seq, at, "/data", where, "/content")
 
     def no_tool_changes_in_stream(self, stream: Json, seq: int, at: str) -> None:
         """DM-043 inside the compact stream an assistant/message or assistant/attempt embeds
@@ -374,11 +386,12 @@ class _Reader:
 
     def boundaries(self, event: Mapping[str, Json]) -> None:
         data = event.get("data")
-        if not _is_object(data):
+        if type(data) is not dict and not _is_object(data):  # a dict without the call
             return
         turn, step = data.get("turn"), data.get("step")
         kind = event["type"]
-        if kind == "step/start" and _is_count(turn) and _is_count(step):
+        if kind == "step/start" and ((type(turn) is int and turn >= 0) or _is_count(turn)) \
+                and ((type(step) is int and step >= 0) or _is_count(step)):
             self.open_steps.add((turn, step))
         elif kind == "step/end":
             try:  # noqa: SIM105 - a try costs nothing here; suppress() is an object per step/end

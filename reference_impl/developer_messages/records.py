@@ -150,6 +150,17 @@ class SessionLog:
         return [thaw(self.header), *(event.to_json() for event in self.events)]
 
 
+def no_tool_change(content: Json) -> bool:
+    """DM-043 for sure: an array of objects whose types are no tool change (the common case, in a
+    tight loop). False: maybe; admission's exact walk decides (its refusals and pointers)."""
+    if type(content) is not list:
+        return False
+    for block in content:
+        if type(block) is not dict or block.get("type") in TOOL_CHANGES:
+            return False
+    return True
+
+
 def _without(obj: Mapping[str, Json], *keys: str) -> Mapping[str, Json]:
     return MappingProxyType({k: v for k, v in obj.items() if k not in keys})
 

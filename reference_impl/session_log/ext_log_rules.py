@@ -20,7 +20,7 @@ Each problem is ``(code, message)`` naming the rule; the reader adds line and se
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from agent_tck.reference_impl.session_log import dsh_v4
@@ -35,6 +35,7 @@ from agent_tck.reference_impl.session_log.format import (
 from agent_tck.reference_impl.session_log.retired_syntax import (
     READ_TYPES as RETIRED_READ_TYPES,
 )
+from agent_tck.reference_impl.session_log.retired_syntax import checker as retired_checker
 from agent_tck.reference_impl.session_log.retired_syntax import retired_syntax
 
 
@@ -75,16 +76,42 @@ class NoteRules(Admission):
         if kind in RETIRED_READ_TYPES and (problem := retired_syntax(kind, data)):
             return problem
         if kind == "turn/start":
-            self.turn = data.get("turn")
-            self.answered.clear()
+            self.start_turn(data)
         elif kind == "assistant/message":
-            # CFP-031 "the loop already appends an assistant/message": one per step, never a
-            # message split across events (that is the chunk log again).
-            key = (data.get("turn"), data.get("step"))
-            if key in self.answered:
-                return (STEP_MESSAGE_REPEATED, f"CFP-031: a second assistant/message for turn "
-                        f"{key[0]} step {key[1]}; a step's assembled message is one event")
-            self.answered.add(key)
+            return self.step_message(data)
+        return None
+
+    def plan(self, kind: str | None) -> Callable[[Mapping[str, Any], int], Problem | None] | None:
+        """:meth:`admit` for one type (the reader asks once per type)."""
+        if kind is None or kind not in _READ_TYPES:
+            return None
+        retired = retired_checker(kind) if kind in RETIRED_READ_TYPES else None
+        if retired is None or kind == "turn/start":
+            return self.admit  # turn/start: once a turn
+        if kind == "assistant/message":
+            def message(event: Mapping[str, Any], line: int) -> Problem | None:
+                data = event["data"]
+                return retired(data) or self.step_message(data)
+
+            return message
+
+        def only_retired(event: Mapping[str, Any], line: int) -> Problem | None:
+            return retired(event["data"])
+
+        return only_retired
+
+    def start_turn(self, data: Mapping[str, Any]) -> None:
+        self.turn = data.get("turn")
+        self.answered.clear()
+
+    def step_message(self, data: Mapping[str, Any]) -> Problem | None:
+        # CFP-031 "the loop already appends an assistant/message": one per step, never a
+        # message split across events (that is the chunk log again).
+        key = (data.get("turn"), data.get("step"))
+        if key in self.answered:
+            return (STEP_MESSAGE_REPEATED, f"CFP-031: a second assistant/message for turn "
+                    f"{key[0]} step {key[1]}; a step's assembled message is one event")
+        self.answered.add(key)
         return None
 
     def admit_row(self, event: Mapping[str, Any]) -> Problem | None:

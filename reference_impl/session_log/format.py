@@ -139,6 +139,16 @@ class Admission:
         """Called once after the last event (``line`` is the last line's number)."""
         return None
 
+    def plan(self, kind: str | None) -> Callable[[Mapping[str, Any], int], Problem | None] | None:
+        """The check this admission makes on an event of type ``kind`` (``None``: a type outside
+        the vocabulary), or None when it makes none: the reader asks once per type and calls
+        the answer for each event of that type. The default is :meth:`admit` for the types it
+        reads (:attr:`types`); an admission may answer with a function made for the type, which
+        must do exactly what :meth:`admit` does on an event of that type."""
+        if self.types is None or (kind is not None and kind in self.types):
+            return self.admit
+        return None
+
     def admit_row(self, event: Mapping[str, Any]) -> Problem | None:
         """Row admission of a parsed row that a recoverable tail may drop (the failing row and
         every later one): only what needs no earlier event, since this state never sees them.

@@ -33,7 +33,7 @@ On a damaged log, :meth:`DshV4.admit_row` is the runtime's row admission on the 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 from agent_tck.reference_impl.session_log import dsh_v4 as f
@@ -142,26 +142,56 @@ class _Tools:
 
     def accept(self, kind: str, event: Mapping[str, Any],
                data: Mapping[str, Any]) -> Problem | None:
-        src = f.RELATIONSHIPS
+        check = self.check_for(kind)
+        return None if check is None else check(kind, event, data)
+
+    def check_for(self, kind: str) -> Callable[[str, Mapping[str, Any], Mapping[str, Any]],
+                                               Problem | None] | None:
+        """The check :meth:`accept` makes on an event of type ``kind`` (None: none)."""
         if kind == "turn/start":
-            self.pending.clear()
-        elif kind in ("step/end", "turn/end") and self.pending:
-            return _say(DSH_TOOL, src, f"{kind} leaves unresolved tool call "
-                        f"{next(iter(self.pending))!r} (no tool/result answers it)")
-        elif kind == "assistant/message":
-            return self.advertise(data)
-        elif kind == "tool/call":
-            call = self.pending.get(data.get("callId"))  # type: ignore[arg-type]
-            if call is None:
-                return _say(DSH_TOOL, src, f"tool/call {data.get('callId')!r} has no tool call "
-                            "advertised by an assistant/message of the open turn")
-            if call[2] or call[0] != data.get("name") or call[1] != data.get("arguments"):
-                return _say(DSH_TOOL, src, f"tool/call {data.get('callId')!r} does not match "
-                            "one advertised tool call (name, arguments, started once)")
-            call[2] = True
-        elif kind == "tool/result" and event.get("surfaceOp") == "append":
-            return self.resolve(event, data)
+            return self.start_turn
+        if kind in ("step/end", "turn/end"):
+            return self.close
+        if kind == "assistant/message":
+            return self.advertised
+        if kind == "tool/call":
+            return self.start_call
+        if kind == "tool/result":
+            return self.answered
         return None
+
+    def start_turn(self, kind: str, event: Mapping[str, Any],
+                   data: Mapping[str, Any]) -> Problem | None:
+        self.pending.clear()
+        return None
+
+    def close(self, kind: str, event: Mapping[str, Any],
+              data: Mapping[str, Any]) -> Problem | None:
+        if self.pending:
+            return _say(DSH_TOOL, f.RELATIONSHIPS, f"{kind} leaves unresolved tool call "
+                        f"{next(iter(self.pending))!r} (no tool/result answers it)")
+        return None
+
+    def advertised(self, kind: str, event: Mapping[str, Any],
+                   data: Mapping[str, Any]) -> Problem | None:
+        return self.advertise(data)
+
+    def start_call(self, kind: str, event: Mapping[str, Any],
+                   data: Mapping[str, Any]) -> Problem | None:
+        src = f.RELATIONSHIPS
+        call = self.pending.get(data.get("callId"))  # type: ignore[arg-type]
+        if call is None:
+            return _say(DSH_TOOL, src, f"tool/call {data.get('callId')!r} has no tool call "
+                        "advertised by an assistant/message of the open turn")
+        if call[2] or call[0] != data.get("name") or call[1] != data.get("arguments"):
+            return _say(DSH_TOOL, src, f"tool/call {data.get('callId')!r} does not match "
+                        "one advertised tool call (name, arguments, started once)")
+        call[2] = True
+        return None
+
+    def answered(self, kind: str, event: Mapping[str, Any],
+                 data: Mapping[str, Any]) -> Problem | None:
+        return self.resolve(event, data) if event.get("surfaceOp") == "append" else None
 
     def advertise(self, data: Mapping[str, Any]) -> Problem | None:
         message = data.get("message")
@@ -267,22 +297,50 @@ class DshV4(Admission):
 
     def admit(self, event: Mapping[str, Any], line: int) -> Problem | None:
         kind = event["type"]
-        seq = event["seq"]
-        problem = self.envelope(event, seq)
+        if kind not in _KNOWN:
+            return self.unknown(event, line)
+        return self.known(kind)(event, line)
+
+    def plan(self, kind: str | None) -> Callable[[Mapping[str, Any], int], Problem | None]:
+        """:meth:`admit` for one type (the reader asks once per type)."""
+        return self.unknown if kind is None or kind not in _KNOWN else self.known(kind)
+
+    def unknown(self, event: Mapping[str, Any], line: int) -> Problem | None:
+        """A type outside the source runtime's vocabulary: its envelope only."""
+        problem = self.envelope(event, event["seq"])
         self.index += 1
-        if problem or kind not in _KNOWN:
-            return problem
-        data = event["data"]
-        if kind == f.END_SEED and data.get("inherited") is True:
-            self.inherited_marker = True  # numbering goes on: the child re-stores the prefix
-        if problem := self.placement(kind, event, data, seq) or self.lifecycle(kind, event, data):
-            return problem
-        # the remaining checks read a few types each: called for those only
-        if kind in _TOOL_TYPES and (problem := self.tools.accept(kind, event, data)):
-            return problem
-        if kind in _COMPACTION_SPAN_TYPES:
-            return self.compaction(kind, data, seq)
-        return self.defer_loading(kind, data) if kind == "request/header" else None
+        return problem
+
+    def known(self, kind: str) -> Callable[[Mapping[str, Any], int], Problem | None]:
+        """The checks for an event of a known type ``kind``, in their order."""
+        envelope = self.envelope
+        placement, lifecycle = self.placement_for(kind), self.lifecycle_for(kind)
+        end_seed = kind == f.END_SEED
+        # the checks after the lifecycle read a few types each: made part of those types' only
+        tools = self.tools.check_for(kind) if kind in _TOOL_TYPES else None
+        compaction = kind in _COMPACTION_SPAN_TYPES
+        header = kind == "request/header"
+
+        def check(event: Mapping[str, Any], line: int) -> Problem | None:
+            seq = event["seq"]
+            problem = envelope(event, seq)
+            self.index += 1
+            if problem:
+                return problem
+            data = event["data"]
+            if end_seed and data.get("inherited") is True:
+                self.inherited_marker = True  # numbering goes on: the child re-stores the prefix
+            if problem := placement(kind, event, data, seq):
+                return problem
+            if lifecycle is not None and (problem := lifecycle(kind, event, data)):
+                return problem
+            if tools is not None and (problem := tools(kind, event, data)):
+                return problem
+            if compaction:
+                return self.compaction(kind, data, seq)
+            return self.defer_loading(kind, data) if header else None
+
+        return check
 
     def compaction(self, kind: str, data: Mapping[str, Any], seq: int) -> Problem | None:
         """relationships.ts ``span``: a compaction/prune or compaction/summary whose data holds a
@@ -330,11 +388,22 @@ class DshV4(Admission):
 
     def placement(self, kind: str, event: Mapping[str, Any], data: Mapping[str, Any],
                   seq: int) -> Problem | None:
-        if kind not in _SURFACE:
-            if "surfaceOp" in event or "sourceEventSeqs" in event:
-                return _say(DSH_SURFACE, f.V4_README, f"{kind} is log-only: it carries neither "
-                            "surfaceOp nor sourceEventSeqs")
-            return None
+        return self.placement_for(kind)(kind, event, data, seq)
+
+    def placement_for(self, kind: str) -> Callable[
+            [str, Mapping[str, Any], Mapping[str, Any], int], Problem | None]:
+        """:meth:`placement` for events of type ``kind`` (chosen once per type)."""
+        return self.on_surface if kind in _SURFACE else self.log_only
+
+    def log_only(self, kind: str, event: Mapping[str, Any], data: Mapping[str, Any],
+                 seq: int) -> Problem | None:
+        if "surfaceOp" in event or "sourceEventSeqs" in event:
+            return _say(DSH_SURFACE, f.V4_README, f"{kind} is log-only: it carries neither "
+                        "surfaceOp nor sourceEventSeqs")
+        return None
+
+    def on_surface(self, kind: str, event: Mapping[str, Any], data: Mapping[str, Any],
+                   seq: int) -> Problem | None:
         if problem := check_message(kind, data):
             return problem
         op = event.get("surfaceOp")
@@ -365,39 +434,82 @@ class DshV4(Admission):
 
     def lifecycle(self, kind: str, event: Mapping[str, Any],
                   data: Mapping[str, Any]) -> Problem | None:
-        src = f.RELATIONSHIPS
+        check = self.lifecycle_for(kind)
+        return None if check is None else check(kind, event, data)
+
+    def lifecycle_for(self, kind: str) -> Callable[
+            [str, Mapping[str, Any], Mapping[str, Any]], Problem | None] | None:
+        """relationships.ts ``accept``: the turn and step numbering check of an event of type
+        ``kind`` (chosen once per type; None: none)."""
+        by_kind = {"turn/start": self.turn_start, "turn/end": self.turn_end,
+                   "step/start": self.step_start, "step/end": self.step_end}
+        if kind in by_kind:
+            return by_kind[kind]
+        if kind in _OPEN_STEP_TYPES:
+            return self.in_step
+        if kind == "tool/result":
+            return self.tool_result_in_turn
+        return self.in_turn if kind in ("request/header", "request/context") else None
+
+    # (turn, step) != (self.turn, self.step) below, without building two tuples per event
+    def turn_start(self, kind: str, event: Mapping[str, Any],
+                   data: Mapping[str, Any]) -> Problem | None:
+        turn = data.get("turn")
+        if self.turn is not None or turn != self.next_turn:
+            return _say(DSH_LIFECYCLE, f.RELATIONSHIPS, f"turn/start {turn}: expected turn "
+                        f"{self.next_turn} with no turn open")
+        self.turn, self.next_step = turn, 1
+        return None
+
+    def turn_end(self, kind: str, event: Mapping[str, Any],
+                 data: Mapping[str, Any]) -> Problem | None:
+        turn = data.get("turn")
+        if self.turn is None or turn != self.turn or self.step is not None:
+            return _say(DSH_LIFECYCLE, f.RELATIONSHIPS, f"turn/end {turn} does not close the "
+                        "open turn with no open step")
+        self.turn = None
+        self.next_turn += 1
+        return None
+
+    def step_start(self, kind: str, event: Mapping[str, Any],
+                   data: Mapping[str, Any]) -> Problem | None:
         turn, step = data.get("turn"), data.get("step")
-        # (turn, step) != (self.turn, self.step) below, without building two tuples per event
-        if kind == "turn/start":
-            if self.turn is not None or turn != self.next_turn:
-                return _say(DSH_LIFECYCLE, src, f"turn/start {turn}: expected turn "
-                            f"{self.next_turn} with no turn open")
-            self.turn, self.next_step = turn, 1
-        elif kind == "turn/end":
-            if self.turn is None or turn != self.turn or self.step is not None:
-                return _say(DSH_LIFECYCLE, src, f"turn/end {turn} does not close the open turn "
-                            "with no open step")
-            self.turn = None
-            self.next_turn += 1
-        elif kind == "step/start":
-            if self.turn is None or turn != self.turn or self.step is not None \
-                    or step != self.next_step:
-                return _say(DSH_LIFECYCLE, src, f"step/start {turn}.{step}: expected step "
-                            f"{self.next_step} of the open turn with no step open")
-            self.step = step
-        elif kind == "step/end":
-            if self.step is None or turn != self.turn or step != self.step:
-                return _say(DSH_LIFECYCLE, src, f"step/end {turn}.{step} does not close the "
-                            "open step")
-            self.step = None
-            self.next_step += 1
-        elif kind in _OPEN_STEP_TYPES or (kind == "tool/result"
-                                          and event.get("surfaceOp") == "append"):
-            if self.step is None or turn != self.turn or step != self.step:
-                return _say(DSH_LIFECYCLE, src, f"{kind} {turn}.{step} does not match the open "
-                            "turn and step")
-        elif kind in ("request/header", "request/context", "tool/result") and self.turn is None:
-            return _say(DSH_LIFECYCLE, src, f"{kind} outside an open turn")
+        if self.turn is None or turn != self.turn or self.step is not None \
+                or step != self.next_step:
+            return _say(DSH_LIFECYCLE, f.RELATIONSHIPS, f"step/start {turn}.{step}: expected "
+                        f"step {self.next_step} of the open turn with no step open")
+        self.step = step
+        return None
+
+    def step_end(self, kind: str, event: Mapping[str, Any],
+                 data: Mapping[str, Any]) -> Problem | None:
+        turn, step = data.get("turn"), data.get("step")
+        if self.step is None or turn != self.turn or step != self.step:
+            return _say(DSH_LIFECYCLE, f.RELATIONSHIPS, f"step/end {turn}.{step} does not close "
+                        "the open step")
+        self.step = None
+        self.next_step += 1
+        return None
+
+    def in_step(self, kind: str, event: Mapping[str, Any],
+                data: Mapping[str, Any]) -> Problem | None:
+        turn, step = data.get("turn"), data.get("step")
+        if self.step is None or turn != self.turn or step != self.step:
+            return _say(DSH_LIFECYCLE, f.RELATIONSHIPS, f"{kind} {turn}.{step} does not match "
+                        "the open turn and step")
+        return None
+
+    def tool_result_in_turn(self, kind: str, event: Mapping[str, Any],
+                            data: Mapping[str, Any]) -> Problem | None:
+        """An appended tool/result is in the open step; any other, in the open turn."""
+        if event.get("surfaceOp") == "append":
+            return self.in_step(kind, event, data)
+        return self.in_turn(kind, event, data)
+
+    def in_turn(self, kind: str, event: Mapping[str, Any],
+                data: Mapping[str, Any]) -> Problem | None:
+        if self.turn is None:
+            return _say(DSH_LIFECYCLE, f.RELATIONSHIPS, f"{kind} outside an open turn")
         return None
 
     def defer_loading(self, kind: str, data: Mapping[str, Any]) -> Problem | None:

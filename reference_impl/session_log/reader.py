@@ -178,18 +178,19 @@ class _Events:
         admissions = [factory() for factory in vocabulary.admissions]
         self.admissions = tuple(admissions)
         # the admissions for every type first, then those for the event's type (vocabulary order)
-        every = tuple(a.admit for a in admissions if a.types is None)
-        typed: dict[str, list[_Admit]] = {}
-        for admission in admissions:
-            for kind in admission.types or ():
-                typed.setdefault(kind, []).append(admission.admit)
+        ordered = ([a for a in admissions if a.types is None]
+                   + [a for a in admissions if a.types is not None])
         validators = vocabulary.validators
-        #: type -> (its validator or None: unknown, the admissions that read it); a type outside
-        #: the table is unknown and read by ``every`` only (kept out: the table stays bounded)
+        typed = {kind for a in admissions for kind in a.types or ()}
+
+        def plan(kind: str | None) -> tuple[_Admit, ...]:
+            return tuple(p for a in ordered if (p := a.plan(kind)) is not None)
+
+        #: type -> (its validator or None: unknown, each admission's check for that type), one
+        #: pass per event; a type outside the table is unknown (kept out: the table stays bounded)
         self.plans: dict[str, tuple[DataValidator | None, tuple[_Admit, ...]]] = {
-            kind: (validators.get(kind), every + tuple(typed.get(kind, ())))
-            for kind in {*validators, *typed}}
-        self.unknown: tuple[DataValidator | None, tuple[_Admit, ...]] = (None, every)
+            kind: (validators.get(kind), plan(kind)) for kind in {*validators, *typed}}
+        self.unknown: tuple[DataValidator | None, tuple[_Admit, ...]] = (None, plan(None))
         self.prev: int | None = None
 
     def header(self, value: Mapping[str, Any], line: int) -> None:

@@ -8,7 +8,7 @@ only the format facts (``dsh_v4``), so the reader can import it without an impor
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any, Final
 
 from agent_tck.reference_impl.session_log import dsh_v4
@@ -58,24 +58,20 @@ def _wrapper_at(path: tuple[str, ...], index: int) -> Problem:
             "v4 retires (a tool result is a tool/result event with a tool-role message)")
 
 
-def retired_syntax(kind: str, data: Mapping[str, Any]) -> Problem | None:
-    """CFP-D011: the pre-v4 forms retired-syntax.ts refuses in a v4 file."""
-    if kind == "request/header":
-        header = data.get("header")
-        if type(header) is dict and "system" in header:
-            return (RETIRED_SYNTAX, "CFP-D011: data.header.system is the retired system key "
-                    "(v4 keeps the system prompt in system/message events)")
-        return None
-    for path in _CONTENT_AT.get(kind) or ():
-        index = _wrapper_in(_at(data, path))
-        if index is not None:
-            return _wrapper_at(path, index)
-    if kind in dsh_v4.RETIRED_MESSAGES_AT:
-        for path, content in _content_arrays(kind, data):
-            index = _wrapper_in(content)
-            if index is not None:
-                return _wrapper_at(path, index)
-    if kind in _STREAM_TYPES and type(data.get("stream")) is list:
+Check = Callable[[Mapping[str, Any]], Problem | None]
+_WRAPPER: Final = "tool-result"
+
+
+def _system_key(data: Mapping[str, Any]) -> Problem | None:
+    header = data.get("header")
+    if type(header) is dict and "system" in header:
+        return (RETIRED_SYNTAX, "CFP-D011: data.header.system is the retired system key "
+                "(v4 keeps the system prompt in system/message events)")
+    return None
+
+
+def _in_stream(data: Mapping[str, Any]) -> Problem | None:
+    if type(data.get("stream")) is list:
         for index, entry in enumerate(data["stream"]):
             chunk = entry.get("chunk") if type(entry) is dict else None
             if type(chunk) is not dict:
@@ -87,3 +83,35 @@ def retired_syntax(kind: str, data: Mapping[str, Any]) -> Problem | None:
                 return (RETIRED_SYNTAX, f"CFP-D011: data.stream[{index}] holds a tool-result "
                         "block, the v3 wrapper v4 retires")
     return None
+
+
+def checker(kind: str) -> Check | None:
+    """CFP-D011 for events of type ``kind``, as one function made for the type (None: the type
+    holds nothing retired-syntax.ts refuses). The reader's note rules ask once per type."""
+    if kind == "request/header":
+        return _system_key
+    if kind not in READ_TYPES:
+        return None
+    paths = _CONTENT_AT.get(kind) or ()
+    messages = kind in dsh_v4.RETIRED_MESSAGES_AT
+    stream = kind in _STREAM_TYPES
+
+    def check(data: Mapping[str, Any]) -> Problem | None:
+        for path in paths:
+            index = _wrapper_in(_at(data, path))
+            if index is not None:
+                return _wrapper_at(path, index)
+        if messages:
+            for path, content in _content_arrays(kind, data):
+                index = _wrapper_in(content)
+                if index is not None:
+                    return _wrapper_at(path, index)
+        return _in_stream(data) if stream else None
+
+    return check
+
+
+def retired_syntax(kind: str, data: Mapping[str, Any]) -> Problem | None:
+    """CFP-D011: the pre-v4 forms retired-syntax.ts refuses in a v4 file."""
+    check = checker(kind)
+    return None if check is None else check(data)

@@ -1,0 +1,26 @@
+"""check-log verdicts stay byte-identical across speed work: every log the tests and vectors read,
+and seeded mutations of each (tests/check_log_corpus.py), under the default vocabulary and
+``--profile dsh-v4``, through ``reader.check(recover=True)`` and ``reader.read``, against the
+digests recorded from the code before the change (tests/data/check_log_verdicts.json)."""
+
+from __future__ import annotations
+
+from tests import check_log_corpus as corpus
+
+
+def test_every_verdict_matches_the_recorded_one() -> None:
+    names, found = corpus.digests()
+    expected = corpus.recorded()
+    assert len(found) == len(expected), "the corpus changed: record it again from the old code"
+    changed = [names[i] for i, (a, b) in enumerate(zip(found, expected, strict=True)) if a != b]
+    assert not changed, f"{len(changed)} verdict(s) changed, first: {changed[:5]}"
+
+
+def test_the_corpus_reaches_every_layer() -> None:
+    codes = set()
+    for number, (_, text) in enumerate(corpus.corpus()):
+        if number % 3 == 0:
+            codes.update(corpus.codes(text))
+    assert {"INVALID_FIELD", "DM_TOOL_CHANGE_NOT_DEVELOPER", "DM_ROLE_CONFINED", "RETIRED_SYNTAX",
+            "STEP_MESSAGE_REPEATED", "DSH_TOOL", "DSH_MESSAGE", "DSH_LIFECYCLE",
+            "DSH_SURFACE"} <= codes
