@@ -8,7 +8,9 @@ a finding is recorded by type and message. :func:`digests` gives one short diges
 ``tests/data/check_log_verdicts.json`` holds the digests recorded from the code before a speed
 change (``python tests/check_log_corpus.py --record``), and tests/test_check_log_differential.py
 compares against them. The mutations are seeded (``random.Random``), so the corpus is the same on
-every run.
+every run. The per-type pass of issue 24 was proven on 60 mutants a log (13,969 logs, 23 s of
+CPU); the suite keeps 20 (4,809 logs, digests recorded from 9fd29d4, the tree before that pass),
+which still reach every layer (the second test).
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 RECORDED = Path(__file__).resolve().parent / "data" / "check_log_verdicts.json"
-MUTANTS_PER_LOG = 60
+MUTANTS_PER_LOG = 20
 SEED = 24
 DIGITS = 8
 
@@ -265,12 +267,6 @@ def recorded() -> list[str]:
     joined = "".join(document["digests"])
     digits = document["digits"]
     return [joined[i:i + digits] for i in range(0, len(joined), digits)]
-
-
-def codes(text: bytes) -> set[str]:
-    """The finding codes of a log's verdict (the corpus test checks each layer is reached)."""
-    return {item[0]["code"] for item in json.loads(verdict(text))
-            if isinstance(item[0], dict) and "code" in item[0]}
 
 
 if __name__ == "__main__":  # pragma: no cover
