@@ -2,8 +2,9 @@
 
 Every pytest-xdist worker imports every test module when it collects, and the SDKs are the
 dearest imports of the suite: ``import anthropic, openai`` is about 4.4 s of CPU on the 2-core
-machine, paid again by each worker at its start (2026-12-02). The four test files that drive the
-real SDKs bind them with :func:`lazy`, so only a worker that runs one of their tests pays.
+machine, paid again by each worker at its start (2026-12-02); mitmproxy's test helpers are next.
+The test files that drive the real SDKs or use those helpers bind them with :func:`lazy`, so only
+a worker that runs one of their tests pays.
 
 Not importlib's LazyLoader: collection reads attributes of every value a test module holds
 (``__wrapped__``, ``_mock_name``: pytest looks for wrapped fixtures), and any attribute read

@@ -191,8 +191,8 @@ def read_reply(line: str) -> Any:
     """``line`` read strictly, or :data:`UNREADABLE`: the runner reads each reply line once,
     to see whose it is, and hands the value on to :func:`parse_result`."""
     try:
-        return strict_json.loads(line)
-    except strict_json.StrictJSONError:
+        return decode(line)
+    except ProtocolViolation:  # its reason is worded again by parse_result, on this path only
         return UNREADABLE
 
 
