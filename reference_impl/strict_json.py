@@ -69,6 +69,8 @@ _COUNT_BRACKETS_UP_TO = 16_384
 _NATIVE_DECODE = msgspec.json.decode
 _NATIVE_ENCODE = msgspec.json.encode
 _LONG_INT = b"0" * (MAX_INT_DIGITS + 1)
+# A text this short holds neither an integer of too many digits nor 2 * (MAX_DEPTH + 1) brackets
+_SHORT = min(MAX_INT_DIGITS, 2 * MAX_DEPTH + 1)
 #: Returned by _fast when the native path cannot vouch for the input; the stdlib path decides.
 _UNDECIDED: Any = object()
 
@@ -203,13 +205,18 @@ def _fast(data: str | bytes | bytearray, max_depth: int) -> Any:
     if type(value) is not dict and type(value) is not list:  # a scalar: no pair, no depth
         return _UNDECIDED if type(value) is int and len(data) > MAX_INT_DIGITS else value
     written = _NATIVE_ENCODE(value)
-    raw = data.encode("utf-8") if isinstance(data, str) else data  # UTF-8 the decoder cached
+    # type() first: the log reader hands in bytes per line; UTF-8 of a str is the decoder's cache
+    raw = data if type(data) is bytes else (
+        data.encode("utf-8") if isinstance(data, str) else bytes(data))
     size = len(raw)
-    if not (raw.startswith(written) and (size == len(written) or (
-            size == len(written) + 1 and raw.endswith(b"\n")))) and not _colons_agree(
-                raw, written):
+    extra = size - len(written)  # compact text: 0, or 1 for a line's newline
+    if not ((raw == written if extra == 0 else extra == 1 and raw[-1] == 10
+             and raw.startswith(written)) or _colons_agree(raw, written)):
         return _UNDECIDED
-    if size > MAX_INT_DIGITS and _long_digit_run(raw):
+    if size <= _SHORT:  # the default limits: too short for a long integer or too deep a nesting
+        if max_depth == MAX_DEPTH or size <= 2 * max_depth + 1:
+            return value
+    elif size > MAX_INT_DIGITS and _long_digit_run(raw):
         return _UNDECIDED  # maybe an integer of too many digits (or a long number in a string)
     if size <= 2 * max_depth + 1:  # too short to hold 2 * (max_depth + 1) brackets
         return value
