@@ -206,17 +206,15 @@ def _fast(data: str | bytes | bytearray, max_depth: int) -> Any:
         return _UNDECIDED if type(value) is int and len(data) > MAX_INT_DIGITS else value
     written = _NATIVE_ENCODE(value)
     # type() first: the log reader hands in bytes per line; UTF-8 of a str is the decoder's cache
-    raw = data if type(data) is bytes else (
-        data.encode("utf-8") if isinstance(data, str) else bytes(data))
+    raw = data if type(data) is bytes or not isinstance(data, str) else data.encode("utf-8")
     size = len(raw)
     extra = size - len(written)  # compact text: 0, or 1 for a line's newline
     if not ((raw == written if extra == 0 else extra == 1 and raw[-1] == 10
              and raw.startswith(written)) or _colons_agree(raw, written)):
         return _UNDECIDED
-    if size <= _SHORT:  # the default limits: too short for a long integer or too deep a nesting
-        if max_depth == MAX_DEPTH or size <= 2 * max_depth + 1:
-            return value
-    elif size > MAX_INT_DIGITS and _long_digit_run(raw):
+    if size <= _SHORT and max_depth >= MAX_DEPTH:  # too short for a long integer or deep nesting
+        return value
+    if size > MAX_INT_DIGITS and _long_digit_run(raw):
         return _UNDECIDED  # maybe an integer of too many digits (or a long number in a string)
     if size <= 2 * max_depth + 1:  # too short to hold 2 * (max_depth + 1) brackets
         return value
