@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import importlib.util
 import itertools
 import json
 import math
@@ -213,12 +214,19 @@ def _run_command(args: argparse.Namespace) -> int:
 # --- wiring ------------------------------------------------------------------------------------
 
 
+def _version() -> str:
+    """The version, and whether the strict JSON reader's native check was compiled at install
+    (hatch_build.py; without it the same checks run in Python, slower)."""
+    native = importlib.util.find_spec("agent_tck.reference_impl._strict_scan") is not None
+    return f"agent-tck {__version__} (strict JSON reader: {'native' if native else 'pure Python'})"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="agent-tck",
         description="Conformance test kit for LLM-agent runtimes.",
     )
-    parser.add_argument("--version", action="version", version=f"agent-tck {__version__}")
+    parser.add_argument("--version", action="version", version=_version())
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
 

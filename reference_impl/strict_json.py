@@ -11,20 +11,19 @@ Two paths, one contract. The fast path parses with msgspec's native decoder (mea
 orjson and jiter in benchmarks/bench_strict_json.py: as fast as orjson, which turns integers past
 64 bits into floats, and faster than jiter once jiter's own duplicate-key check is on), which
 itself refuses NaN, Infinity, numbers out of range, lone surrogates, invalid UTF-8, a BOM and
-trailing data. What it cannot see is checked without a second parse:
+trailing data. What it cannot see is checked without a second parse, by one native pass over the
+text and one walk of the value (reference_impl/_strict_scan.c, compiled by hatch_build.py):
 
-- duplicate keys: the native decoder keeps the last of two, so the dropped pair is missing from
-  the value, which is encoded again (native, faster than the parse). A text written compactly by
-  the same rules (a log line, a reply) is that encoding itself: nothing was dropped. Otherwise
-  the encoding holds one ``:`` per pair plus the colons inside strings, which are the text's own
-  (no JSON escape but ``\\u003a`` makes a colon; the ``\\u003X`` escapes are counted as if each
-  were one): fewer colons than that means a pair was dropped, more an escape was not a colon
-  (then the stdlib path decides);
-- an integer of over :data:`MAX_INT_DIGITS` digits: a run of digits in the text, looked for only
-  in a text long enough to hold one, on a sample of it first (:func:`_long_digit_run`);
-- depth: a bracket count, and past :data:`MAX_DEPTH` brackets the decoded value read level by
-  level (:func:`_shallow`: one :func:`gc.get_referents` call per level, which hands a list's
-  items and a dict's values; tests/test_strict_json_fast_path.py holds it at the limit).
+- duplicate keys: the native decoder keeps the last of two, so the value holds fewer pairs than
+  the text has ``:`` outside its strings;
+- an integer of over :data:`MAX_INT_DIGITS` digits: a longer run of digits outside strings;
+- depth: the brackets outside strings.
+
+Where no compiler built it, :func:`_vouch_in_python` makes the same checks with what Python has
+in C: the value encoded again (a text written compactly by the same rules, a log line or a reply,
+is that encoding itself; otherwise its colons are counted against the text's, the ``\\u003X``
+escapes counted as if each were a colon), a sampled search for long digit runs, and the depth read
+from the value one :func:`gc.get_referents` call per level.
 
 Whatever the fast path refuses or cannot vouch for goes to the stdlib path (:func:`_slow`: the C
 scanner without ``JSONDecoder.decode``'s wrappers, an ``object_pairs_hook`` per object), which
@@ -191,36 +190,54 @@ def _encodable(text: str) -> bool:
 
 def _fast(data: str | bytes | bytearray, max_depth: int) -> Any:
     """The value when the native decoder accepts ``data`` and the checks it cannot make pass;
-    otherwise :data:`_UNDECIDED` (never a refusal: only the stdlib path words those).
+    otherwise :data:`_UNDECIDED` (never a refusal: only the stdlib path words those)."""
+    try:
+        value = _NATIVE_DECODE(data)
+    except (ValueError, RecursionError):  # a DecodeError is a ValueError; so is a raw surrogate
+        return _UNDECIDED                 # in a str (UnicodeEncodeError)
+    return value if _vouch(data, value, max_depth, MAX_INT_DIGITS) else _UNDECIDED
+
+
+def _vouch_in_python(data: str | bytes | bytearray, value: Any, max_depth: int,
+                     max_digits: int) -> bool:
+    """The native check's contract (reference_impl/_strict_scan.c, ``vouch``) where it was not
+    built: whether ``value``, decoded from ``data`` by msgspec, kept every pair, nests at most
+    ``max_depth`` levels and comes from a text with no integer of over ``max_digits`` digits
+    (:data:`MAX_INT_DIGITS`: the sample and the cut-offs below are built on it).
 
     Duplicate keys: the native decoder keeps the last of two, so the dropped pair is missing from
     the value. The value encoded again (native, faster than the parse) is the text itself when
     the text was written compactly by the same rules (a log line, a reply): no pair was dropped.
     Otherwise its colons are counted (:func:`_colons_agree`).
     """
-    try:
-        value = _NATIVE_DECODE(data)
-    except (ValueError, RecursionError):  # a DecodeError is a ValueError; so is a raw surrogate
-        return _UNDECIDED                 # in a str (UnicodeEncodeError)
     if type(value) is not dict and type(value) is not list:  # a scalar: no pair, no depth
-        return _UNDECIDED if type(value) is int and len(data) > MAX_INT_DIGITS else value
+        return not (type(value) is int and len(data) > max_digits)
     written = _NATIVE_ENCODE(value)
-    # type() first: the log reader hands in bytes per line; UTF-8 of a str is the decoder's cache
+    # type() first: the log reader hands in bytes per line
     raw = data if type(data) is bytes or not isinstance(data, str) else data.encode("utf-8")
     size = len(raw)
     extra = size - len(written)  # compact text: 0, or 1 for a line's newline
     if not ((raw == written if extra == 0 else extra == 1 and raw[-1] == 10
              and raw.startswith(written)) or _colons_agree(raw, written)):
-        return _UNDECIDED
+        return False
     if size <= _SHORT and max_depth >= MAX_DEPTH:  # too short for a long integer or deep nesting
-        return value
-    if size > MAX_INT_DIGITS and _long_digit_run(raw):
-        return _UNDECIDED  # maybe an integer of too many digits (or a long number in a string)
+        return True
+    if size > max_digits and _long_digit_run(raw):
+        return False  # maybe an integer of too many digits (or a long number in a string)
     if size <= 2 * max_depth + 1:  # too short to hold 2 * (max_depth + 1) brackets
-        return value
+        return True
     if size <= _COUNT_BRACKETS_UP_TO and raw.count(b"[") + raw.count(b"{") <= max_depth:
-        return value
-    return value if _shallow(value, max_depth) else _UNDECIDED
+        return True
+    return _shallow(value, max_depth)
+
+
+# The fast path's check: native where hatch_build.py compiled it at install (one pass over the
+# text, one walk of the value), else the same contract in Python; tests/test_strict_json_*.py run
+# both paths against the stdlib path
+try:
+    from agent_tck.reference_impl._strict_scan import vouch as _vouch
+except ImportError:  # installed without a C compiler
+    _vouch = _vouch_in_python
 
 
 def _colons_agree(raw: bytes | bytearray, written: bytes) -> bool:

@@ -11,6 +11,7 @@ import importlib.util
 import os
 import subprocess
 import sys
+import sysconfig
 import zipfile
 from pathlib import Path
 
@@ -59,6 +60,18 @@ def test_the_wheel_installs_one_import_package_with_the_data_beside_its_subpacka
     entry_points = wheel.read(f"{_dist_info(wheel)}/entry_points.txt").decode()
     assert "agent-tck = agent_tck.harness.cli:main" in entry_points
     assert "agent_tck = agent_tck.harness.pytest_plugin" in entry_points
+
+
+def test_the_wheel_carries_the_native_check_and_this_install_uses_it(wheels):
+    # hatch_build.py compiles reference_impl/_strict_scan.c; a silent fallback to the Python
+    # check would leave the native one untested and the benchmarks measuring the other
+    suffix = sysconfig.get_config_var("EXT_SUFFIX")
+    wheel = wheels["standard"]
+    assert f"agent_tck/reference_impl/_strict_scan{suffix}" in wheel.namelist()
+    tag = wheel.read(f"{_dist_info(wheel)}/WHEEL").decode()
+    assert "Root-Is-Purelib: false" in tag and "py3-none-any" not in tag, tag
+    from agent_tck.reference_impl import strict_json
+    assert strict_json._vouch.__module__ == "agent_tck.reference_impl._strict_scan"
 
 
 def test_the_editable_wheel_puts_only_the_namespace_folder_on_the_path(wheels):

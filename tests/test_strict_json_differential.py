@@ -10,6 +10,7 @@ and non-JSON whitespace), each read as str and as bytes.
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import json
 import math
 from pathlib import Path
@@ -23,8 +24,26 @@ from agent_tck.reference_impl import strict_json
 from agent_tck.reference_impl.strict_json import MAX_DEPTH, MAX_INT_DIGITS, StrictJSONError
 
 ROOT = Path(__file__).resolve().parent.parent
+_NATIVE = importlib.util.find_spec("agent_tck.reference_impl._strict_scan")
 # the deep texts make long reprs, which hypothesis warns about when it prints a failing example
 pytestmark = pytest.mark.filterwarnings("ignore::hypothesis.errors.HypothesisWarning")
+
+
+@pytest.fixture(scope="module", autouse=True, params=["native", "python"])
+def fast_check(request: pytest.FixtureRequest) -> Any:
+    """Every test here twice: the fast path with its native check (reference_impl/_strict_scan.c)
+    and with the same check in Python (the build without a compiler), each held to the stdlib
+    path."""
+    if request.param == "native":
+        if _NATIVE is None:
+            pytest.skip("the native check was not built (tests/test_namespace.py fails)")
+        from agent_tck.reference_impl._strict_scan import vouch
+    else:
+        vouch = strict_json._vouch_in_python
+    saved = strict_json._vouch
+    strict_json._vouch = vouch
+    yield request.param
+    strict_json._vouch = saved
 
 
 def _outcome(fn: Any, data: str | bytes, **kw: Any) -> tuple[str, Any]:

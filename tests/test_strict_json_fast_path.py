@@ -1,7 +1,10 @@
-"""The strict reader's fast path at the edges of its own shortcuts: the re-encoded value compared
-with the text (a compact text), the depth read from the decoded value level by level, and the
-long-integer search that samples the text first. Each case is held to the stdlib path (same value,
-or the same refusal with the same reason, line and column), as str and as bytes.
+"""The strict reader's fast path at the edges of its own shortcuts, in both forms of its check
+(tests/test_strict_json_differential.py's ``fast_check``): the native one's word-at-a-time reads
+(strings and runs of blanks across eight-byte words, escaped quotes, backslash runs) and the Python
+one's re-encoded value compared with the text (a compact text), depth read from the decoded value
+level by level, and long-integer search that samples the text first. Each case is held to the
+stdlib path (same value, or the same refusal with the same reason, line and column), as str and
+as bytes.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from hypothesis import strategies as st
 
 from agent_tck.reference_impl import strict_json
 from agent_tck.reference_impl.strict_json import MAX_DEPTH, MAX_INT_DIGITS, StrictJSONError
-from tests.test_strict_json_differential import assert_paths_agree
+from tests.test_strict_json_differential import assert_paths_agree, fast_check  # noqa: F401
 
 _COMPACT = [
     '{"a":1}', '{"a":1}\n', '{"a":1}\r\n', '{"a":1}\n\n', '{"a":1,"a":1}', '{"a":1,"a":1}\n',
@@ -107,3 +110,24 @@ def test_pretty_printed_texts_with_repeated_keys(tree: Any, indent: int, colon: 
 ])
 def test_pretty_printed_duplicates_by_name(text: str) -> None:
     assert_paths_agree(text)
+
+
+# The native check reads eight bytes at a time through strings and blanks: quotes, escapes,
+# backslash runs, colons and brackets inside strings at every offset in a word, in strings
+# shorter and longer than its 64-byte word run, and texts shorter than a word.
+_STRING_BITS = st.sampled_from(["a", "\\\"", "\\\\", ":", "[", "{", "]", " ", "7", "\\u003a",
+                                "\\n", "é", "a" * 9])
+
+
+@settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.tuples(st.lists(_STRING_BITS, max_size=40).map("".join),
+                          st.lists(_STRING_BITS, max_size=40).map("".join),
+                          st.integers(0, 20)), max_size=4),
+       st.booleans(), st.integers(0, 20))
+def test_strings_and_blanks_across_words(pairs: list[tuple[str, str, int]], repeat: bool,
+                                         lead: int) -> None:
+    items = [f'"{key}":{" " * pad}"{value}"' for key, value, pad in pairs]
+    if repeat and items:
+        items.append(items[0])  # a duplicate key
+    assert_paths_agree(" " * lead + "{" + ",".join(items) + "}")
+    assert_paths_agree("[" + ",".join(f'"{v}"' for _, v, _ in pairs) + "," + " " * lead + "7]")

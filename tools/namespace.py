@@ -269,7 +269,9 @@ def _exists(module: str) -> bool:
         return True
     base = ROOT if parts[1:2] and parts[1] in PACKAGES else ROOT / "src" / NAMESPACE
     path = base.joinpath(*parts[1:])
-    return path.with_suffix(".py").is_file() or (path / "__init__.py").is_file()
+    # a compiled module (hatch_build.py builds it) is there by its stub
+    return (path.with_suffix(".py").is_file() or path.with_suffix(".pyi").is_file()
+            or (path / "__init__.py").is_file())
 
 
 def unresolved(text: str, rel: str) -> list[str]:

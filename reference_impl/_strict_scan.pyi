@@ -1,0 +1,6 @@
+# The native check of reference_impl/_strict_scan.c (built by hatch_build.py).
+from typing import Any
+
+def vouch(
+    text: str | bytes | bytearray, value: Any, max_depth: int, max_digits: int, /
+) -> bool: ...
