@@ -70,8 +70,6 @@ _NATIVE_ENCODE = msgspec.json.encode
 _LONG_INT = b"0" * (MAX_INT_DIGITS + 1)
 # A text this short holds neither an integer of too many digits nor 2 * (MAX_DEPTH + 1) brackets
 _SHORT = min(MAX_INT_DIGITS, 2 * MAX_DEPTH + 1)
-#: Returned by _fast when the native path cannot vouch for the input; the stdlib path decides.
-_UNDECIDED: Any = object()
 
 
 @dataclass(frozen=True, eq=False)
@@ -188,16 +186,6 @@ def _encodable(text: str) -> bool:
     return True
 
 
-def _fast(data: str | bytes | bytearray, max_depth: int) -> Any:
-    """The value when the native decoder accepts ``data`` and the checks it cannot make pass;
-    otherwise :data:`_UNDECIDED` (never a refusal: only the stdlib path words those)."""
-    try:
-        value = _NATIVE_DECODE(data)
-    except (ValueError, RecursionError):  # a DecodeError is a ValueError; so is a raw surrogate
-        return _UNDECIDED                 # in a str (UnicodeEncodeError)
-    return value if _vouch(data, value, max_depth, MAX_INT_DIGITS) else _UNDECIDED
-
-
 def _vouch_in_python(data: str | bytes | bytearray, value: Any, max_depth: int,
                      max_digits: int) -> bool:
     """The native check's contract (reference_impl/_strict_scan.c, ``vouch``) where it was not
@@ -280,9 +268,15 @@ def loads(data: str | bytes, *, max_depth: int = MAX_DEPTH, lone_surrogates: boo
     ``lone_surrogates=True`` admits ``\\udXXX`` escapes that pair with nothing: only for a
     stream this kit wrote itself (``results.jsonl`` keeps an adapter's lone surrogates escaped).
     """
-    value = _fast(data, max_depth)
-    if value is not _UNDECIDED:
-        return value
+    # The fast path: the native decoder, then the checks it cannot make (_vouch). It never
+    # refuses: what it cannot vouch for goes to the stdlib path, which alone words refusals.
+    try:
+        value = _NATIVE_DECODE(data)
+    except (ValueError, RecursionError):  # a DecodeError is a ValueError; so is a raw surrogate
+        pass                              # in a str (UnicodeEncodeError)
+    else:
+        if _vouch(data, value, max_depth, MAX_INT_DIGITS):
+            return value
     return _slow(data, max_depth, lone_surrogates)
 
 

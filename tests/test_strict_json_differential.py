@@ -10,6 +10,7 @@ and non-JSON whitespace), each read as str and as bytes.
 from __future__ import annotations
 
 import contextlib
+import functools
 import importlib.util
 import json
 import math
@@ -29,20 +30,27 @@ _NATIVE = importlib.util.find_spec("agent_tck.reference_impl._strict_scan")
 pytestmark = pytest.mark.filterwarnings("ignore::hypothesis.errors.HypothesisWarning")
 
 
-@pytest.fixture(scope="module", autouse=True, params=["native", "python"])
+@pytest.fixture(scope="module", autouse=True, params=["avx2", "sse2", "bytewise", "python"])
 def fast_check(request: pytest.FixtureRequest) -> Any:
-    """Every test here twice: the fast path with its native check (reference_impl/_strict_scan.c)
-    and with the same check in Python (the build without a compiler), each held to the stdlib
-    path."""
-    if request.param == "native":
-        if _NATIVE is None:
-            pytest.skip("the native check was not built (tests/test_namespace.py fails)")
-        from agent_tck.reference_impl._strict_scan import vouch
-    else:
+    """Every test here in each form of the fast path's check, each held to the stdlib path: the
+    native one (reference_impl/_strict_scan.c) reading 64-byte blocks with AVX2 or SSE2, or a
+    byte at a time (a machine without either), and the same check in Python (a build without a
+    compiler)."""
+    way = request.param
+    if way == "python":
         vouch = strict_json._vouch_in_python
+    elif _NATIVE is None:
+        pytest.skip("the native check was not built (tests/test_namespace.py fails)")
+    else:
+        from agent_tck.reference_impl import _strict_scan
+        try:
+            _strict_scan.vouch_as(way, "[]", [], 1, MAX_INT_DIGITS)
+        except ValueError:
+            pytest.skip(f"this CPU cannot read {way}")
+        vouch = functools.partial(_strict_scan.vouch_as, way)
     saved = strict_json._vouch
     strict_json._vouch = vouch
-    yield request.param
+    yield way
     strict_json._vouch = saved
 
 

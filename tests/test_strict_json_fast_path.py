@@ -131,3 +131,15 @@ def test_strings_and_blanks_across_words(pairs: list[tuple[str, str, int]], repe
         items.append(items[0])  # a duplicate key
     assert_paths_agree(" " * lead + "{" + ",".join(items) + "}")
     assert_paths_agree("[" + ",".join(f'"{v}"' for _, v, _ in pairs) + "," + " " * lead + "7]")
+
+
+@pytest.mark.parametrize("escape", ['\\"', "\\\\", '\\\\\\"', "\\u003a", '\\":'])
+def test_escapes_across_the_64_byte_blocks(escape: str) -> None:
+    # each escape slid over the native check's block edges (64 and 128): a backslash read as
+    # unescaped there ends the string early, and the colons, brackets and duplicate key after it
+    # are read inside out
+    for offset in range(50, 140):
+        key = "k" * offset + escape
+        assert_paths_agree(f'{{"{key}":"[:{{","{key}":1}}')
+        assert_paths_agree(f'{{"{key}":"[:{{","b":{{"c":[1]}}}}')
+        assert_paths_agree(f'["{key}",' + "[" * 6 + "]" * 6 + "]", max_depth=6)

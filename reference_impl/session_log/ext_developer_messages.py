@@ -15,7 +15,6 @@ message names the seq and the rule.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -69,78 +68,63 @@ class DeveloperAdmission(Admission):
         return None
 
     def plan(self, kind: str | None) -> Callable[[Mapping[str, Any], int], Problem | None]:
-        """The admission for one type: the reader's function for that type (:meth:`admit` for a
-        type outside the reader's vocabulary)."""
-        if kind is None:
+        """The admission for one type, as one function made for the type (asked once per type):
+        the common types skip ``reader.event``'s dispatch; the rare ones (developer/message,
+        request/header, compaction/summary, a type outside the reader's vocabulary...) go
+        through it (:meth:`admit`). No pointer is built per event, as in :meth:`admit`."""
+        reader = self.reader
+        if (kind is None or kind in (DEVELOPER_EVENT, HEADER_EVENT)
+                or kind not in reader.index.known or kind in dm.CONTENT_SLOTS
+                or (kind not in dm.MESSAGE_SLOTS
+                    and (kind in dm._SLOTTED or kind in dm.SURFACE_EVENTS))):
             return self.admit
-        step = _step(self.reader, kind)
+        if kind in dm.MESSAGE_SLOTS:
+            return _message_admission(reader, kind)
+        add_run = reader.index.add_run
+        if kind in dm._BOUNDARIES:  # step/start, step/end, turn/end: they refuse nothing
+            boundaries = reader.boundaries
 
-        def admit(event: Mapping[str, Any], line: int) -> Problem | None:
-            try:
-                step(event, event["seq"], "")  # as admit(): no pointer built per event
-            except dm.DeveloperMessageError as err:
-                return (err.code, err.message)
+            def boundary(event: Mapping[str, Any], line: int) -> Problem | None:
+                boundaries(event)
+                add_run(event["seq"])
+                return None
+
+            return boundary
+
+        def known(event: Mapping[str, Any], line: int) -> Problem | None:
+            add_run(event["seq"])  # a known type no rule reads: its seq only
             return None
 
-        return admit
+        return known
 
 
-Step = Callable[[Mapping[str, Any], int, str], None]
-
-
-def _step(reader: Any, etype: str) -> Step:
-    """What ``reader.event`` does for an event of type ``etype``, as one function made for the
-    type (asked once per type): the common types skip its dispatch; the rare ones
-    (developer/message, request/header, compaction/summary, a type outside the vocabulary...)
-    go through it."""
-    if (etype in (DEVELOPER_EVENT, HEADER_EVENT) or etype not in reader.index.known
-            or etype in dm.CONTENT_SLOTS):
-        return functools.partial(_event_of, reader, etype)
-    if etype in dm.MESSAGE_SLOTS:
-        return _message_step(reader, etype)
-    if etype in dm._SLOTTED or etype in dm.SURFACE_EVENTS:
-        return functools.partial(_event_of, reader, etype)
-    add_run = reader.index.add_run
-    if etype in dm._BOUNDARIES:
-        boundaries = reader.boundaries
-
-        def boundary(line: Mapping[str, Any], seq: int, at: str) -> None:
-            boundaries(line)
-            add_run(seq)
-
-        return boundary
-
-    def known(line: Mapping[str, Any], seq: int, at: str) -> None:
-        add_run(seq)  # a known type no rule reads: its seq only
-
-    return known
-
-
-def _event_of(reader: Any, etype: str, line: Mapping[str, Any], seq: int, at: str) -> None:
-    reader.event(line, seq, etype, at)
-
-
-def _message_step(reader: Any, etype: str) -> Step:
+def _message_admission(reader: Any, kind: str) -> Callable[[Mapping[str, Any], int],
+                                                           Problem | None]:
     """``reader.event`` for a type with a message slot (and no content slot): its slot's
     messages (DM-037..043), its stream (DM-043), its surface place, its seq."""
-    slot = dm.MESSAGE_SLOTS[etype][0]
-    stream = etype in dm.STREAM_EVENTS
-    surface = etype in dm.SURFACE_EVENTS
+    slot = dm.MESSAGE_SLOTS[kind][0]
+    stream = kind in dm.STREAM_EVENTS
+    surface = kind in dm.SURFACE_EVENTS
     slot_message = reader.slot_message
     add_run = reader.index.add_run
 
-    def message_step(line: Mapping[str, Any], seq: int, at: str) -> None:
-        data = line.get("data")
-        if type(data) is dict or isinstance(data, _OBJECTS):
-            for where, message in slot(data):
-                slot_message(message, etype, where, seq, at)
-            if stream and "stream" in data:  # most messages embed none
-                reader.no_tool_changes_in_stream(data["stream"], seq, at)
-        if surface:
-            reader.place(line, seq, etype, at)
+    def message(event: Mapping[str, Any], line: int) -> Problem | None:
+        seq = event["seq"]
+        data = event.get("data")
+        try:
+            if type(data) is dict or isinstance(data, _OBJECTS):
+                for where, item in slot(data):
+                    slot_message(item, kind, where, seq, "")
+                if stream and "stream" in data:  # most messages embed none
+                    reader.no_tool_changes_in_stream(data["stream"], seq, "")
+            if surface:
+                reader.place(event, seq, kind, "")
+        except dm.DeveloperMessageError as err:
+            return (err.code, err.message)
         add_run(seq)
+        return None
 
-    return message_step
+    return message
 
 
 ADMISSIONS = (DeveloperAdmission,)
