@@ -23,6 +23,7 @@ from agent_tck.reference_impl.developer_messages.records import (
     _OBJECTS,
     DEVELOPER_EVENT,
     HEADER_EVENT,
+    no_tool_change,
 )
 from agent_tck.reference_impl.session_log.format import (
     INVALID_FIELD,
@@ -114,11 +115,17 @@ def _message_admission(reader: Any, kind: str) -> Callable[[Mapping[str, Any], i
         try:
             if type(data) is dict or isinstance(data, _OBJECTS):
                 for where, item in slot(data):
-                    slot_message(item, kind, where, seq, "")
+                    # what slot_message finds nothing in (the common case), without the call
+                    if type(item) is not dict or item.get("role") == "developer" \
+                            or not no_tool_change(item.get("content")):
+                        slot_message(item, kind, where, seq, "")
                 if stream and "stream" in data:  # most messages embed none
                     reader.no_tool_changes_in_stream(data["stream"], seq, "")
             if surface:
-                reader.place(event, seq, kind, "")
+                if type(event.get("surfaceOp")) is str:  # "append": as place() does it
+                    reader.surface.append(kind, seq)
+                else:
+                    reader.place(event, seq, kind, "")
         except dm.DeveloperMessageError as err:
             return (err.code, err.message)
         add_run(seq)

@@ -263,8 +263,16 @@ def _turn_end(data: Mapping[str, Any]) -> Problem | None:
     return None
 
 
+def _small_ints(data: Mapping[str, Any]) -> bool:
+    """``data.turn`` and ``data.step`` are both small ints (so present): the common case, which
+    :func:`_need_ints` then need not look at."""
+    turn, step = data.get("turn"), data.get("step")
+    return (type(turn) is int and type(step) is int and SAFE_NEGATIVE <= turn <= SAFE_INTEGER
+            and SAFE_NEGATIVE <= step <= SAFE_INTEGER)
+
+
 def _step(data: Mapping[str, Any]) -> Problem | None:
-    return _need_ints(data, "turn", "step")
+    return None if _small_ints(data) else _need_ints(data, "turn", "step")
 
 
 def _request_header(data: Mapping[str, Any]) -> Problem | None:
@@ -300,12 +308,13 @@ def _usage(data: Mapping[str, Any]) -> Problem | None:
 
 
 def _assistant_message(data: Mapping[str, Any]) -> Problem | None:
-    problem = _need_ints(data, "turn", "step") or _message_field(data, "assistant")
+    problem = (None if _small_ints(data) else _need_ints(data, "turn", "step")) or (
+        _message_field(data, "assistant"))
     if problem:
         return problem
     if "interrupted" in data and type(data["interrupted"]) is not bool:
         return (INVALID_FIELD, "data.interrupted must be a boolean")
-    return _usage(data)
+    return _usage(data) if "usage" in data else None
 
 
 def _assistant_attempt(data: Mapping[str, Any]) -> Problem | None:

@@ -313,8 +313,9 @@ class DshV4(Admission):
 
     def known(self, kind: str) -> Callable[[Mapping[str, Any], int], Problem | None]:
         """The checks for an event of a known type ``kind``, in their order."""
-        envelope = self.envelope
-        placement, lifecycle = self.placement_for(kind), self.lifecycle_for(kind)
+        envelope, on_surface = self.envelope, self.on_surface
+        surface = self.placement_for(kind) == on_surface
+        lifecycle = self.lifecycle_for(kind)
         end_seed = kind == f.END_SEED
         # the checks after the lifecycle read a few types each: made part of those types' only
         tools = self.tools.check_for(kind) if kind in _TOOL_TYPES else None
@@ -323,15 +324,24 @@ class DshV4(Admission):
 
         def check(event: Mapping[str, Any], line: int) -> Problem | None:
             seq = event["seq"]
-            problem = envelope(event, seq)
-            self.index += 1
-            if problem:
+            when = event.get("time")
+            # the envelope's common case (the row index as seq, a safe integer time, neither
+            # ignorable nor sourceEventSeqs, no other key) without the call; else envelope()
+            if not (seq == self.index and type(seq) is int and type(when) is int
+                    and -SAFE_INTEGER <= when <= SAFE_INTEGER and "ignorable" not in event
+                    and "sourceEventSeqs" not in event and _ENVELOPE_KEYS.issuperset(event)) \
+                    and (problem := envelope(event, seq)):
+                self.index += 1
                 return problem
+            self.index += 1
             data = event["data"]
             if end_seed and data.get("inherited") is True:
                 self.inherited_marker = True  # numbering goes on: the child re-stores the prefix
-            if problem := placement(kind, event, data, seq):
-                return problem
+            if surface:
+                if problem := on_surface(kind, event, data, seq):
+                    return problem
+            elif "surfaceOp" in event or "sourceEventSeqs" in event:  # log_only(), inline
+                return self.log_only(kind, event, data, seq)
             if lifecycle is not None and (problem := lifecycle(kind, event, data)):
                 return problem
             if tools is not None and (problem := tools(kind, event, data)):

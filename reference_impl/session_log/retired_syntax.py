@@ -95,6 +95,8 @@ def checker(kind: str) -> Check | None:
     paths = _CONTENT_AT.get(kind) or ()
     messages = kind in dsh_v4.RETIRED_MESSAGES_AT
     stream = kind in _STREAM_TYPES
+    if not messages and len(paths) == 1 and len(paths[0]) == 2:
+        return _message_content_check(paths[0], stream)
 
     def check(data: Mapping[str, Any]) -> Problem | None:
         for path in paths:
@@ -107,6 +109,23 @@ def checker(kind: str) -> Check | None:
                 if index is not None:
                     return _wrapper_at(path, index)
         return _in_stream(data) if stream else None
+
+    return check
+
+
+def _message_content_check(path: tuple[str, ...], stream: bool) -> Check:
+    """:func:`checker`'s check for a type with one content array at ``data.<a>.<b>`` (a
+    message's content: the common types), read without the generic walk."""
+    outer, inner = path
+
+    def check(data: Mapping[str, Any]) -> Problem | None:
+        holder = data.get(outer)
+        content = holder.get(inner) if type(holder) is dict else None
+        if type(content) is list:
+            for index, block in enumerate(content):
+                if type(block) is dict and block.get("type") == _WRAPPER:
+                    return _wrapper_at(path, index)
+        return _in_stream(data) if stream and "stream" in data else None
 
     return check
 
