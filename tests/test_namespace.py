@@ -74,6 +74,20 @@ def test_the_wheel_carries_the_native_check_and_this_install_uses_it(wheels):
     assert strict_json._vouch.__module__ == "agent_tck.reference_impl._strict_scan"
 
 
+def test_the_build_hook_goes_on_pure_when_the_compile_fails(tmp_path, capsys):
+    # no compiler, or one that fails: the install goes on and strict_json checks in Python
+    spec = importlib.util.spec_from_file_location("hatch_build_hook", ROOT / "hatch_build.py")
+    assert spec is not None and spec.loader is not None
+    hook = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(hook)
+    (tmp_path / "reference_impl").mkdir()
+    (tmp_path / hook.SOURCE).write_text("this is not C\n")
+    assert hook.compile_extension(tmp_path) is None
+    assert "_strict_scan.c not built (the strict JSON reader checks in Python)" in (
+        capsys.readouterr().err)
+    assert sorted(p.name for p in (tmp_path / "reference_impl").iterdir()) == ["_strict_scan.c"]
+
+
 def test_the_editable_wheel_puts_only_the_namespace_folder_on_the_path(wheels):
     wheel = wheels["editable"]
     (pth,) = [n for n in wheel.namelist() if n.endswith(".pth")]
