@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import io
+import itertools
 import json
 import os
 import sys
@@ -139,8 +140,14 @@ def bounded_lines(blocks: Iterable[bytes], max_line: int = MAX_LINE_BYTES) -> It
 
     A line longer than ``max_line`` raises LogRejected(LINE_TOO_LONG) as soon as it is seen, so
     an endless line costs at most ``max_line`` plus one block. An error from ``blocks`` (a torn
-    zstd frame) is re-raised naming the line it cut.
+    zstd frame) is re-raised naming the line it cut. The lines of a block are handed on in C
+    (``chain``): the cutting resumes once a block, not once a line.
     """
+    return itertools.chain.from_iterable(_line_batches(blocks, max_line))
+
+
+def _line_batches(blocks: Iterable[bytes], max_line: int) -> Iterator[list[bytes]]:
+    """:func:`bounded_lines`, a block's lines at a time."""
     from agent_tck.reference_impl.session_log import format as sl
 
     pending = b""
@@ -166,11 +173,11 @@ def bounded_lines(blocks: Iterable[bytes], max_line: int = MAX_LINE_BYTES) -> It
             longest = max(range(len(parts)), key=lambda i: len(parts[i]))
             raise _too_long(number + longest + 1, max_line)
         number += len(parts)
-        yield from parts
+        yield parts
         if len(pending) > max_line:
             raise _too_long(number + 1, max_line)
     if pending:
-        yield pending
+        yield [pending]
 
 
 def _too_long(line: int, max_line: int) -> Exception:
