@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import importlib.util
 import itertools
 import json
 import math
@@ -215,10 +214,11 @@ def _run_command(args: argparse.Namespace) -> int:
 
 
 def _version() -> str:
-    """The version, and whether the strict JSON reader's native check was compiled at install
-    (hatch_build.py; without it the same checks run in Python, slower)."""
-    native = importlib.util.find_spec("agent_tck.reference_impl._strict_scan") is not None
-    return f"agent-tck {__version__} (strict JSON reader: {'native' if native else 'pure Python'})"
+    """The version, and whether the strict JSON reader runs its native check (compiled at install
+    by hatch_build.py, and loaded; without it the same checks run in Python, slower)."""
+    from agent_tck.reference_impl.strict_json import NATIVE  # imported at start-up already
+
+    return f"agent-tck {__version__} (strict JSON reader: {'native' if NATIVE else 'pure Python'})"
 
 
 def build_parser() -> argparse.ArgumentParser:

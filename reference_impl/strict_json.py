@@ -226,6 +226,8 @@ try:
     from agent_tck.reference_impl._strict_scan import vouch as _vouch
 except ImportError:  # installed without a C compiler
     _vouch = _vouch_in_python
+#: Whether the native check is the one in use (``agent-tck --version`` says so).
+NATIVE = _vouch is not _vouch_in_python
 
 
 def _colons_agree(raw: bytes | bytearray, written: bytes) -> bool:

@@ -72,6 +72,19 @@ def test_the_wheel_carries_the_native_check_and_this_install_uses_it(wheels):
     assert "Root-Is-Purelib: false" in tag and "py3-none-any" not in tag, tag
     from agent_tck.reference_impl import strict_json
     assert strict_json._vouch.__module__ == "agent_tck.reference_impl._strict_scan"
+    assert strict_json.NATIVE
+
+
+def test_the_version_says_which_strict_check_runs(monkeypatch, capsys):
+    from agent_tck.harness import cli
+    from agent_tck.reference_impl import strict_json
+
+    for native, words in ((True, "native"), (False, "pure Python")):
+        monkeypatch.setattr(strict_json, "NATIVE", native)
+        with pytest.raises(SystemExit) as exit_:
+            cli.build_parser().parse_args(["--version"])
+        assert exit_.value.code == 0
+        assert capsys.readouterr().out.strip().endswith(f"(strict JSON reader: {words})")
 
 
 def test_the_build_hook_goes_on_pure_when_the_compile_fails(tmp_path, capsys):

@@ -1,10 +1,10 @@
-"""The strict reader's fast path at the edges of its own shortcuts, in both forms of its check
-(tests/test_strict_json_differential.py's ``fast_check``): the native one's word-at-a-time reads
-(strings and runs of blanks across eight-byte words, escaped quotes, backslash runs) and the Python
-one's re-encoded value compared with the text (a compact text), depth read from the decoded value
-level by level, and long-integer search that samples the text first. Each case is held to the
-stdlib path (same value, or the same refusal with the same reason, line and column), as str and
-as bytes.
+"""The strict reader's fast path at the edges of its own shortcuts, in each form of its check
+(tests/test_strict_json_differential.py's ``fast_check``: native in 64-byte AVX2 or SSE2 blocks,
+native bytewise, Python): the native reads across block and word edges (strings and runs of
+blanks, escaped quotes, backslash runs, digit runs at every alignment) and the Python one's
+re-encoded value compared with the text (a compact text), depth read from the decoded value level
+by level, and long-integer search that samples the text first. Each case is held to the stdlib
+path (same value, or the same refusal with the same reason, line and column), as str and as bytes.
 """
 
 from __future__ import annotations
@@ -54,6 +54,20 @@ def test_long_integers_wherever_the_sample_falls(offset: int, digits: int) -> No
         text = "[" + " " * offset + number + "]"
         assert_paths_agree(text)
         assert_paths_agree('{"pad": "' + "x" * offset + '", "n": ' + number + "}")
+
+
+@pytest.mark.parametrize("digits", [MAX_INT_DIGITS, MAX_INT_DIGITS + 1])
+def test_long_integers_at_every_block_alignment(digits: int) -> None:
+    # the block scan sends a text on to the stdlib path only after enough whole blocks of digits
+    # in a row: a run one digit too long, starting at each byte of a block (and after a string
+    # of digits, which ends a run), must still get there and be refused
+    for offset in range(64 + 1):
+        number = "9" * digits
+        assert_paths_agree("[" + " " * offset + number + "]")
+        assert_paths_agree('["' + "1" * offset + '",' + number + "]")
+    if digits > MAX_INT_DIGITS:
+        with pytest.raises(StrictJSONError, match=f"integer of {digits} digits"):
+            strict_json.loads("[" + " " * 63 + "9" * digits + "]")
 
 
 def test_an_integer_one_digit_too_long_is_refused_inside_a_long_text() -> None:
@@ -112,9 +126,9 @@ def test_pretty_printed_duplicates_by_name(text: str) -> None:
     assert_paths_agree(text)
 
 
-# The native check reads eight bytes at a time through strings and blanks: quotes, escapes,
-# backslash runs, colons and brackets inside strings at every offset in a word, in strings
-# shorter and longer than its 64-byte word run, and texts shorter than a word.
+# The native check reads 64-byte blocks (bytewise: eight-byte words through strings and blanks):
+# quotes, escapes, backslash runs, colons and brackets inside strings at every offset, in strings
+# shorter and longer than a block, and texts shorter than a word.
 _STRING_BITS = st.sampled_from(["a", "\\\"", "\\\\", ":", "[", "{", "]", " ", "7", "\\u003a",
                                 "\\n", "é", "a" * 9])
 

@@ -16,6 +16,7 @@ from agent_tck.reference_impl.session_log import dsh_v4
 RETIRED_SYNTAX: Final = "RETIRED_SYNTAX"
 
 Problem = tuple[str, str]
+_WRAPPER: Final = "tool-result"
 
 
 def _at(data: Any, path: tuple[str, ...]) -> Any:
@@ -29,7 +30,7 @@ def _at(data: Any, path: tuple[str, ...]) -> Any:
 def _wrapper_in(content: Any) -> int | None:
     if type(content) is list:
         for index, block in enumerate(content):
-            if type(block) is dict and block.get("type") == "tool-result":
+            if type(block) is dict and block.get("type") == _WRAPPER:
                 return index
     return None
 
@@ -59,7 +60,6 @@ def _wrapper_at(path: tuple[str, ...], index: int) -> Problem:
 
 
 Check = Callable[[Mapping[str, Any]], Problem | None]
-_WRAPPER: Final = "tool-result"
 
 
 def _system_key(data: Mapping[str, Any]) -> Problem | None:
@@ -120,11 +120,8 @@ def _message_content_check(path: tuple[str, ...], stream: bool) -> Check:
 
     def check(data: Mapping[str, Any]) -> Problem | None:
         holder = data.get(outer)
-        content = holder.get(inner) if type(holder) is dict else None
-        if type(content) is list:
-            for index, block in enumerate(content):
-                if type(block) is dict and block.get("type") == _WRAPPER:
-                    return _wrapper_at(path, index)
+        if type(holder) is dict and (index := _wrapper_in(holder.get(inner))) is not None:
+            return _wrapper_at(path, index)
         return _in_stream(data) if stream and "stream" in data else None
 
     return check
